@@ -1,0 +1,20 @@
+# The compiled forest loop shared by every forest: one call per sample drives all trees.
+
+from ._features cimport FeatureRegistry
+
+
+cdef class ForestCore:
+    cdef readonly list trees                 # the Tree objects (any tree kind)
+    cdef readonly FeatureRegistry features   # feature name -> column
+    cdef readonly dict label_index           # class label -> class index (classification)
+    cdef readonly list labels                # class index -> label, in order of first sight
+    cdef readonly bint classifier            # classification (True) or regression (False)
+    cdef readonly bint vote                  # aggregate by majority vote instead of averaging
+    cdef double* acc                         # scratch: the aggregated prediction
+    cdef double* tmp                         # scratch: one tree's prediction
+    cdef Py_ssize_t scratch                  # allocated length of `acc` and `tmp`
+
+    cdef double _target(self, object y, bint register) except? -1.0
+    cdef int _reserve(self, Py_ssize_t n) except -1
+    cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1
+    cdef Py_ssize_t _n_out(self)

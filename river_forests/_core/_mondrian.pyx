@@ -1,0 +1,449 @@
+"""Online Mondrian tree with a growing lifetime (mourtada2017, algorithms 1-4 and remark 3).
+
+One tree runs two mechanisms per sample, both exact consequences of the Mondrian process
+being a race of exponential clocks:
+
+* **Conditional Mondrian extension** (LRT14, the paper's remark 3). Each node keeps the box of
+  the data it has seen. A point x outside a node's box, at distance e_d in dimension d, may
+  start a new split above that node: the split time is tau_parent + Exp(sum_d e_d); if it comes
+  before the node's own split time (the lifetime lambda for a leaf), a new parent is inserted
+  that separates x (in a fresh leaf) from the old node. Otherwise the box grows to hold x.
+* **ExtendMondrian** (the paper's algorithm 3, efficient form). When the lifetime grows from
+  lambda to lambda', each leaf splits at rate |A| (its linear dimension) during (lambda,
+  lambda']. One exponential clock per tree tracks the total rate sum_leaves |A|; when it rings
+  the leaf to split is found top-down, each step choosing a child in proportion to the summed
+  linear dimension of the leaves below it (kept in `rate`). The split dimension is drawn in
+  proportion to the side lengths, the threshold uniformly inside the leaf's box. The two
+  children start with empty boxes: they have seen no data yet.
+
+Features are measured in units of the root box (the range of everything the tree has seen), so
+the tree is invariant to rescaling any feature, as the paper's [0, 1]^d setting assumes. The
+scale is refreshed whenever a root range grows by more than `rescale_factor`.
+"""
+
+from libc.math cimport INFINITY, NAN, pow
+from libc.stdint cimport int32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
+import numpy as np
+
+from ._random cimport rng_exponential, rng_uniform
+from ._tree cimport (TASK_CLASSIFICATION, Tree, export_rows, grow_array, import_rows,
+                     restride)
+
+
+cdef class MondrianTree(Tree):
+
+    def __cinit__(self, *args, **kwargs):
+        self.tau = NULL
+        self.rate = NULL
+        self.lower = NULL
+        self.upper = NULL
+        self.scale = NULL
+        self.snapshot = NULL
+        self.ext = NULL
+        self.consistent = True
+        self.lifetime = 0.0
+        self.lifetime_scale = 1.0
+        self.hazard = 1.0
+        self.rescale_factor = 1.1
+
+    def __init__(self, int task, int max_nodes, double smoothing, int subsample_mode,
+                 double subsample_rate, uint64_t seed, bint consistent, double lifetime,
+                 double lifetime_scale):
+        Tree.__init__(self, task, max_nodes, smoothing, subsample_mode, subsample_rate, seed)
+        self.consistent = consistent
+        self.lifetime = 0.0 if consistent else lifetime
+        self.lifetime_scale = lifetime_scale
+        self.hazard = rng_exponential(&self.rng, 1.0)
+
+    def __dealloc__(self):
+        free(self.tau)
+        free(self.rate)
+        free(self.lower)
+        free(self.upper)
+        free(self.scale)
+        free(self.snapshot)
+        free(self.ext)
+
+    # ---------------------------------------------------------------- storage hooks
+
+    cdef int _resize_nodes(self, int32_t capacity) except -1 nogil:
+        cdef size_t n = capacity
+        grow_array(<void**>&self.tau, n * sizeof(double))
+        grow_array(<void**>&self.rate, n * sizeof(double))
+        grow_array(<void**>&self.lower, n * self.feature_capacity * sizeof(double))
+        grow_array(<void**>&self.upper, n * self.feature_capacity * sizeof(double))
+        return Tree._resize_nodes(self, capacity)
+
+    cdef int _resize_features(self, int32_t capacity) except -1 nogil:
+        cdef int32_t old = self.feature_capacity
+        cdef int32_t d
+        restride(&self.lower, self.capacity, old, capacity, INFINITY)
+        restride(&self.upper, self.capacity, old, capacity, -INFINITY)
+        grow_array(<void**>&self.scale, capacity * sizeof(double))
+        grow_array(<void**>&self.snapshot, capacity * sizeof(double))
+        grow_array(<void**>&self.ext, capacity * sizeof(double))
+        for d in range(old, capacity):
+            self.scale[d] = 0.0
+            self.snapshot[d] = 0.0
+            self.ext[d] = 0.0
+        return Tree._resize_features(self, capacity)
+
+    cdef int32_t add_node(self, int32_t parent) except -1 nogil:
+        cdef int32_t j = Tree.add_node(self, parent)
+        cdef size_t row = <size_t>j * self.feature_capacity
+        cdef int32_t d
+        self.tau[j] = INFINITY
+        self.rate[j] = 0.0
+        for d in range(self.feature_capacity):
+            self.lower[row + d] = INFINITY
+            self.upper[row + d] = -INFINITY
+        return j
+
+    # ---------------------------------------------------------------- rates and scale
+
+    cdef double leaf_size(self, int32_t node) noexcept nogil:
+        """Scaled linear dimension sum_d scale_d * (upper_d - lower_d) of the node's box."""
+        cdef size_t row = <size_t>node * self.feature_capacity
+        cdef double s = 0.0, side
+        cdef int32_t d
+        for d in range(self.n_features):
+            side = self.upper[row + d] - self.lower[row + d]
+            if side > 0.0:
+                s += self.scale[d] * side
+        return s
+
+    cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil:
+        while node >= 0:
+            self.rate[node] += delta
+            node = self.parent[node]
+
+    cdef int recompute_rates(self) except -1 nogil:
+        """Recompute every subtree rate from the leaves (after a rescale), in O(n_nodes)."""
+        cdef int32_t* order = <int32_t*>malloc(<size_t>(self.n_nodes + 1) * sizeof(int32_t))
+        cdef int32_t head = 0, tail = 0, j, k
+        if order == NULL:
+            with gil:
+                raise MemoryError()
+        if self.root >= 0:
+            order[tail] = self.root
+            tail += 1
+        while head < tail:  # breadth-first: parents before children
+            j = order[head]
+            head += 1
+            if self.left[j] >= 0:
+                order[tail] = self.left[j]
+                order[tail + 1] = self.right[j]
+                tail += 2
+        for k in range(tail - 1, -1, -1):
+            j = order[k]
+            if self.left[j] < 0:
+                self.rate[j] = self.leaf_size(j)
+            else:
+                self.rate[j] = self.rate[self.left[j]] + self.rate[self.right[j]]
+        free(order)
+        return 0
+
+    cdef int maybe_rescale(self, const double* x) except -1 nogil:
+        """Refresh `scale` if x stretches a root range past `rescale_factor` times its snapshot."""
+        cdef size_t row = <size_t>self.root * self.feature_capacity
+        cdef double lo, hi, v
+        cdef int32_t d
+        cdef bint stale = False
+        for d in range(self.n_features):
+            v = x[d]
+            if v != v:
+                continue
+            lo = self.lower[row + d]
+            hi = self.upper[row + d]
+            if lo > hi:
+                continue
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+            if hi - lo > self.snapshot[d] * self.rescale_factor:
+                stale = True
+                break
+        if not stale:
+            return 0
+        for d in range(self.n_features):
+            v = x[d]
+            lo = self.lower[row + d]
+            hi = self.upper[row + d]
+            if v == v and lo <= hi:
+                if v < lo:
+                    lo = v
+                if v > hi:
+                    hi = v
+            if lo < hi:
+                self.snapshot[d] = hi - lo
+                self.scale[d] = 1.0 / (hi - lo)
+            else:
+                self.snapshot[d] = 0.0
+                self.scale[d] = 0.0
+        return self.recompute_rates()
+
+    # ---------------------------------------------------------------- lifetime growth
+
+    cdef int32_t pick_leaf(self) noexcept nogil:
+        """A leaf drawn with probability proportional to its linear dimension, top-down."""
+        cdef int32_t j = self.root
+        cdef double rl, rr
+        while self.left[j] >= 0:
+            rl = self.rate[self.left[j]]
+            rr = self.rate[self.right[j]]
+            if rl < 0.0:
+                rl = 0.0
+            if rr < 0.0:
+                rr = 0.0
+            if rl + rr <= 0.0:
+                return -1
+            j = self.left[j] if rng_uniform(&self.rng) * (rl + rr) < rl else self.right[j]
+        return j
+
+    cdef int grow_lifetime(self, double new_lifetime) except -1 nogil:
+        """ExtendMondrian(lifetime -> new_lifetime) with one exponential clock for the tree."""
+        cdef double total, budget, t
+        cdef int32_t j
+        cdef int retries = 0
+        while True:
+            total = self.rate[self.root]
+            if total <= 1e-300 or self.n_nodes + 2 > self.max_nodes:
+                break
+            budget = total * (new_lifetime - self.lifetime)
+            if self.hazard > budget:
+                self.hazard -= budget
+                break
+            t = self.lifetime + self.hazard / total
+            j = self.pick_leaf()
+            if j < 0 or self.leaf_size(j) <= 0.0:
+                # rounding drift in the summed rates: rebuild them once, then go on
+                self.recompute_rates()
+                retries += 1
+                if retries > 2:
+                    break
+                continue
+            self.split_leaf(j, t)
+            self.lifetime = t
+            self.hazard = rng_exponential(&self.rng, 1.0)
+        self.lifetime = new_lifetime
+        return 0
+
+    cdef int split_leaf(self, int32_t node, double time) except -1 nogil:
+        """Split a leaf inside its box at `time`; its two children have seen no data yet."""
+        cdef size_t row = <size_t>node * self.feature_capacity
+        cdef double total = self.leaf_size(node)
+        cdef double u = rng_uniform(&self.rng) * total
+        cdef double acc = 0.0, side
+        cdef int32_t d, dim = -1, l, r
+        for d in range(self.n_features):
+            side = self.upper[row + d] - self.lower[row + d]
+            if side > 0.0 and self.scale[d] > 0.0:
+                dim = d
+                acc += self.scale[d] * side
+                if u < acc:
+                    break
+        l = self.add_node(node)
+        r = self.add_node(node)
+        row = <size_t>node * self.feature_capacity
+        self.feature[node] = dim
+        self.threshold[node] = self.lower[row + dim] + rng_uniform(&self.rng) * (
+            self.upper[row + dim] - self.lower[row + dim])
+        self.tau[node] = time
+        self.left[node] = l
+        self.right[node] = r
+        self.propagate_rate(node, -self.rate[node])
+        return 0
+
+    # ---------------------------------------------------------------- one sample
+
+    cdef int split_above(self, int32_t node, const double* x, double time, double total,
+                         double y, double w) except -1 nogil:
+        """Insert a parent above `node`, split off x into a new leaf (conditional Mondrian)."""
+        cdef double u = rng_uniform(&self.rng) * total
+        cdef double acc = 0.0, v, lo, hi, thr
+        cdef int32_t d, dim = -1, p, s, pp
+        cdef size_t rj, rp, rs
+        cdef bint x_right
+        for d in range(self.n_features):
+            if self.ext[d] > 0.0 and self.scale[d] > 0.0:
+                dim = d
+                acc += self.scale[d] * self.ext[d]
+                if u < acc:
+                    break
+        p = self.add_node(self.parent[node])
+        s = self.add_node(p)
+        rj = <size_t>node * self.feature_capacity
+        rp = <size_t>p * self.feature_capacity
+        rs = <size_t>s * self.feature_capacity
+        v = x[dim]
+        hi = self.upper[rj + dim]
+        lo = self.lower[rj + dim]
+        x_right = v > hi
+        if x_right:
+            thr = hi + rng_uniform(&self.rng) * (v - hi)
+        else:
+            thr = v + rng_uniform(&self.rng) * (lo - v)
+        memcpy(self.lower + rp, self.lower + rj, self.n_features * sizeof(double))
+        memcpy(self.upper + rp, self.upper + rj, self.n_features * sizeof(double))
+        for d in range(self.n_features):
+            v = x[d]
+            if v == v:
+                if v < self.lower[rp + d]:
+                    self.lower[rp + d] = v
+                if v > self.upper[rp + d]:
+                    self.upper[rp + d] = v
+                self.lower[rs + d] = v
+                self.upper[rs + d] = v
+        self.tau[p] = time
+        self.feature[p] = dim
+        self.threshold[p] = thr
+        self.weight[p] = self.weight[node]
+        memcpy(self.value + <size_t>p * self.value_stride,
+               self.value + <size_t>node * self.value_stride,
+               self.value_stride * sizeof(double))
+        self.rate[p] = self.rate[node]
+        pp = self.parent[node]
+        if pp < 0:
+            self.root = p
+        elif self.left[pp] == node:
+            self.left[pp] = p
+        else:
+            self.right[pp] = p
+        self.parent[node] = p
+        if x_right:
+            self.left[p] = node
+            self.right[p] = s
+        else:
+            self.left[p] = s
+            self.right[p] = node
+        self.add_stats(p, y, w)
+        self.add_stats(s, y, w)
+        return 0
+
+    cdef int insert(self, const double* x, double y, double w) except -1 nogil:
+        """Route x from the root, extending boxes and maybe splitting off x; update statistics."""
+        cdef int32_t j = self.root, d
+        cdef double parent_time = 0.0, total, v, lo, hi, e, node_time, size
+        cdef size_t row
+        cdef bint can_split = self.n_nodes + 2 <= self.max_nodes
+        cdef bint grew
+        while True:
+            row = <size_t>j * self.feature_capacity
+            total = 0.0
+            for d in range(self.n_features):
+                v = x[d]
+                e = 0.0
+                if v == v:
+                    lo = self.lower[row + d]
+                    hi = self.upper[row + d]
+                    if lo <= hi:
+                        if v < lo:
+                            e = lo - v
+                        elif v > hi:
+                            e = v - hi
+                self.ext[d] = e
+                total += self.scale[d] * e
+            if total > 0.0 and can_split:
+                node_time = self.tau[j] if self.left[j] >= 0 else self.lifetime
+                e = parent_time + rng_exponential(&self.rng, total)
+                if e < node_time:
+                    return self.split_above(j, x, e, total, y, w)
+            grew = False
+            for d in range(self.n_features):
+                v = x[d]
+                if v == v:
+                    if v < self.lower[row + d]:
+                        self.lower[row + d] = v
+                        grew = True
+                    if v > self.upper[row + d]:
+                        self.upper[row + d] = v
+                        grew = True
+            self.add_stats(j, y, w)
+            if self.left[j] < 0:
+                if grew:
+                    size = self.leaf_size(j)
+                    self.propagate_rate(j, size - self.rate[j])
+                return 0
+            parent_time = self.tau[j]
+            j = self.child(j, x)
+
+    cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
+        cdef double new_lifetime
+        cdef int32_t d
+        cdef size_t row
+        self.ensure_features(n_features)
+        if self.task == TASK_CLASSIFICATION:
+            self.ensure_values(<int32_t>y + 1)
+        self.n_seen += 1
+        if self.root < 0:
+            self.root = self.add_node(-1)
+            row = <size_t>self.root * self.feature_capacity
+            for d in range(self.n_features):
+                if x[d] == x[d]:
+                    self.lower[row + d] = x[d]
+                    self.upper[row + d] = x[d]
+            self.add_stats(self.root, y, w)
+            if self.consistent:
+                self.lifetime = self.lifetime_scale
+            return 0
+        self.maybe_rescale(x)
+        if self.consistent:
+            new_lifetime = self.lifetime_scale * pow(<double>self.n_seen, 1.0 / (self.n_features + 2))
+            if new_lifetime > self.lifetime:
+                self.grow_lifetime(new_lifetime)
+        return self.insert(x, y, w)
+
+    # ---------------------------------------------------------------- introspection, pickling
+
+    @property
+    def current_lifetime(self):
+        return self.lifetime
+
+    def __sizeof__(self):
+        return (Tree.__sizeof__(self)
+                + self.capacity * (2 + 2 * self.feature_capacity) * sizeof(double)
+                + 3 * self.feature_capacity * sizeof(double))
+
+    cpdef dict get_state(self):
+        cdef dict state = Tree.get_state(self)
+        cdef int32_t n = self.n_nodes, f = self.n_features
+        state.update(
+            tau=np.array([self.tau[i] for i in range(n)], dtype=np.float64),
+            rate=np.array([self.rate[i] for i in range(n)], dtype=np.float64),
+            lower=export_rows(self.lower, n, self.feature_capacity, f),
+            upper=export_rows(self.upper, n, self.feature_capacity, f),
+            scale=np.array([self.scale[i] for i in range(f)], dtype=np.float64),
+            snapshot=np.array([self.snapshot[i] for i in range(f)], dtype=np.float64),
+            consistent=self.consistent,
+            lifetime=self.lifetime,
+            lifetime_scale=self.lifetime_scale,
+            hazard=self.hazard,
+            rescale_factor=self.rescale_factor,
+        )
+        return state
+
+    cpdef set_state(self, dict state):
+        cdef int32_t i, d, n, f
+        Tree.set_state(self, state)
+        n = self.n_nodes
+        f = self.n_features
+        for i in range(n):
+            self.tau[i] = state["tau"][i]
+            self.rate[i] = state["rate"][i]
+            for d in range(self.feature_capacity):
+                self.lower[<size_t>i * self.feature_capacity + d] = INFINITY
+                self.upper[<size_t>i * self.feature_capacity + d] = -INFINITY
+        import_rows(self.lower, state["lower"], self.feature_capacity)
+        import_rows(self.upper, state["upper"], self.feature_capacity)
+        for d in range(f):
+            self.scale[d] = state["scale"][d]
+            self.snapshot[d] = state["snapshot"][d]
+        self.consistent = state["consistent"]
+        self.lifetime = state["lifetime"]
+        self.lifetime_scale = state["lifetime_scale"]
+        self.hazard = state["hazard"]
+        self.rescale_factor = state["rescale_factor"]

@@ -1,0 +1,83 @@
+# The compiled tree base class every forest's trees derive from.
+#
+# A tree is one object holding parallel typed arrays (one row per node, grown by doubling),
+# never one Python object per node. The base owns what every tree kind needs: the topology,
+# an axis-aligned split, the per-node statistics, the smoothed root-to-leaf prediction, the
+# per-tree online subsampling and the random generator. A tree kind adds its own arrays by
+# overriding the `_resize_*` hooks and implements `learn`.
+
+from libc.stdint cimport int32_t, uint64_t
+
+from ._random cimport RNG
+
+cdef enum:
+    TASK_CLASSIFICATION = 0
+    TASK_REGRESSION = 1
+
+cdef enum:
+    SUBSAMPLE_NONE = 0       # every tree learns every sample with weight 1
+    SUBSAMPLE_BERNOULLI = 1  # a tree keeps a sample with probability `subsample_rate`
+    SUBSAMPLE_POISSON = 2    # online bagging: weight ~ Poisson(`subsample_rate`)
+
+
+cdef class Tree:
+    # --- node storage: `capacity` rows allocated, `n_nodes` used ---
+    cdef int32_t* left          # left child, -1 for a leaf
+    cdef int32_t* right         # right child, -1 for a leaf
+    cdef int32_t* parent        # parent, -1 for the root
+    cdef int32_t* feature       # split column of an interior node (x[feature] <= threshold -> left)
+    cdef double* threshold      # split threshold of an interior node
+    cdef double* weight         # total sample weight routed through the node since its creation
+    cdef double* value          # `value_stride` statistics per node: class weights (classification)
+                                # or (sum of w*y, sum of w*y^2) (regression)
+    cdef int32_t* path          # scratch: the nodes of the last root-to-leaf walk, root first
+    cdef int32_t n_nodes        # nodes in use
+    cdef int32_t capacity       # rows allocated in every node array
+    cdef int32_t root           # index of the root, -1 while the tree is empty
+    cdef int32_t max_nodes      # hard cap on n_nodes: the memory bound of the tree
+
+    # --- widths that grow as the stream reveals features and classes ---
+    cdef int32_t n_features     # feature columns the tree knows
+    cdef int32_t feature_capacity  # allocated feature columns (stride of per-feature node arrays)
+    cdef int32_t n_values       # classes the tree knows (classification) or 2 (regression)
+    cdef int32_t value_stride   # allocated statistics per node (stride of `value`)
+
+    # --- behaviour ---
+    cdef int task               # TASK_CLASSIFICATION or TASK_REGRESSION
+    cdef double smoothing       # strength of the parent's estimate in a node's estimate (>= 0)
+    cdef int subsample_mode     # SUBSAMPLE_NONE / _BERNOULLI / _POISSON
+    cdef double subsample_rate  # Bernoulli keep probability, or Poisson mean
+    cdef long long n_seen       # samples this tree has learned (weight > 0)
+    cdef RNG rng                # this tree's random generator (structure and subsampling)
+
+    # node storage
+    cdef int32_t add_node(self, int32_t parent) except -1 nogil
+    cdef int _resize_nodes(self, int32_t capacity) except -1 nogil
+    cdef int _resize_features(self, int32_t capacity) except -1 nogil
+    cdef int _resize_values(self, int32_t stride) except -1 nogil
+    cdef int ensure_features(self, int32_t n_features) except -1 nogil
+    cdef int ensure_values(self, int32_t n_values) except -1 nogil
+
+    # learning
+    cdef double draw_weight(self) noexcept nogil
+    cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil
+    cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil
+    cdef void add_stats(self, int32_t node, double y, double w) noexcept nogil
+
+    # prediction
+    cdef int32_t child(self, int32_t node, const double* x) noexcept nogil
+    cdef int32_t descend(self, const double* x) noexcept nogil
+    cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil
+    cdef void blend_path(self, int32_t depth, double* out, int32_t n_out) noexcept nogil
+
+    # pickling
+    cpdef dict get_state(self)
+    cpdef set_state(self, dict state)
+
+
+# --- storage kernels shared by every tree kind ---
+cdef int grow_array(void** ptr, size_t n_bytes) except -1 nogil
+cdef int restride(double** ptr, int32_t rows, int32_t old_stride, int32_t new_stride,
+                  double fill) except -1 nogil
+cdef object export_rows(const double* ptr, int32_t rows, int32_t stride, int32_t cols)
+cdef int import_rows(double* ptr, object array, int32_t stride) except -1

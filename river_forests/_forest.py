@@ -1,0 +1,229 @@
+"""River-facing plumbing shared by every forest of the package.
+
+A forest here is a thin Python object: it validates its parameters, owns one compiled
+:class:`~river_forests._core._forest.ForestCore` (the feature registry, the label registry and
+the trees) and turns river's calls into single calls into that core. Each paper's module only
+says how to build one tree (`_make_tree`) and which parameters it takes.
+"""
+
+from __future__ import annotations
+
+import abc
+import numbers
+import random
+
+import numpy as np
+import pandas as pd
+from river import base, proba
+
+from ._core._forest import ForestCore
+from ._core._random import tree_seed
+
+__all__ = ["BaseForest", "ForestClassifier", "ForestRegressor"]
+
+#: codes shared with `_core/_tree.pxd`
+TASK_CLASSIFICATION, TASK_REGRESSION = 0, 1
+SUBSAMPLING = {None: 0, "bernoulli": 1, "poisson": 2}
+AGGREGATIONS = ("average", "vote")
+
+
+def check_int(name, value, low, high=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+
+
+def check_float(name, value, low, low_inclusive=True, high=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if value < low or (value == low and not low_inclusive) or (high is not None and value > high):
+        op = ">=" if low_inclusive else ">"
+        bound = f"{op} {low}" + (f" and <= {high}" if high is not None else "")
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+
+
+class BaseForest(base.Estimator, abc.ABC):
+    """Parameters and plumbing common to every forest.
+
+    Subclasses call ``super().__init__`` with the shared parameters, validate their own before,
+    and implement ``_make_tree(task, seed)``.
+    """
+
+    _task: int
+
+    def __init__(
+        self,
+        n_estimators: int,
+        subsampling: str | None,
+        subsample_rate: float,
+        seed: int | None,
+    ):
+        self.n_estimators = n_estimators
+        self.subsampling = subsampling
+        self.subsample_rate = subsample_rate
+        self.seed = seed
+        check_int("n_estimators", n_estimators, 1)
+        if subsampling not in SUBSAMPLING:
+            raise ValueError(
+                f"subsampling must be None, 'bernoulli' or 'poisson', got {subsampling!r}"
+            )
+        if subsampling == "bernoulli":
+            check_float("subsample_rate", subsample_rate, 0.0, low_inclusive=False, high=1.0)
+        else:
+            check_float("subsample_rate", subsample_rate, 0.0, low_inclusive=False)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+            raise ValueError(f"seed must be None or an int, got {seed!r}")
+        self._core = self._new_core()
+
+    # ------------------------------------------------------------------ construction
+
+    @property
+    def _vote(self) -> bool:
+        return False
+
+    @abc.abstractmethod
+    def _make_tree(self, task: int, seed: int):
+        """One compiled tree of this forest, seeded with the 64-bit `seed`."""
+
+    def _new_core(self) -> ForestCore:
+        seed = self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
+        trees = [self._make_tree(self._task, tree_seed(seed, i)) for i in range(self.n_estimators)]
+        return ForestCore(trees, self._task == TASK_CLASSIFICATION, self._vote)
+
+    @property
+    def _subsampling_code(self) -> int:
+        return SUBSAMPLING[self.subsampling]
+
+    # ------------------------------------------------------------------ introspection
+
+    @property
+    def trees(self) -> list:
+        """The compiled trees (read-only views for inspection)."""
+        return list(self._core.trees)
+
+    @property
+    def n_nodes(self) -> int:
+        """Total number of nodes over all trees."""
+        return sum(t.node_count for t in self._core.trees)
+
+    @property
+    def _raw_memory_usage(self) -> int:
+        # river walks Python references; our trees report their C arrays through __sizeof__.
+        return super()._raw_memory_usage
+
+    # ------------------------------------------------------------------ batches
+
+    def _batch(self, X: pd.DataFrame, register: bool) -> np.ndarray:
+        """A DataFrame as a C-contiguous float64 array in the registry's column order, NaN for
+        missing values and for columns the batch does not have. Raises a TypeError naming
+        the first non-numeric column before registering anything."""
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        values = np.empty((len(X), X.shape[1]), dtype=np.float64)
+        for j, name in enumerate(X.columns):
+            col = X.iloc[:, j]
+            try:
+                values[:, j] = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                bad = next(
+                    (v for v in col if v is not None and not isinstance(v, (numbers.Real, np.bool_))),
+                    None,
+                )
+                raise TypeError(
+                    f"feature {name!r} has a value of type {type(bad).__name__} ({bad!r}); "
+                    "river_forests trees need real numbers: encode it first, e.g. with "
+                    "river.preprocessing.OneHotEncoder or river.compose.SelectType"
+                ) from None
+        values[~np.isfinite(values)] = np.nan
+        return self._place(values, list(X.columns), register)
+
+    def _place(self, values, names, register):
+        cols = self._core.features.columns(names, register)
+        out = np.full((len(values), len(self._core.features)), np.nan)
+        known = cols >= 0
+        out[:, cols[known]] = values[:, known]
+        return out
+
+    def _learn_batch(self, X: pd.DataFrame, y) -> None:
+        if len(X) != len(y):
+            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+        ys = list(y)
+        # everything that can fail is checked before the model changes
+        self._batch(X, register=False)
+        self._core.encode_targets(ys, False)
+        rows = self._batch(X, register=True)
+        targets = self._core.encode_targets(ys, True)
+        self._core.learn_rows(rows, targets)
+
+
+class ForestClassifier(BaseForest, base.MiniBatchClassifier):
+    """A forest classifier: every label (bool, str, int, ...) may arrive at any time."""
+
+    _task = TASK_CLASSIFICATION
+
+    def __init__(self, n_estimators, aggregation, subsampling, subsample_rate, seed):
+        if aggregation not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be 'average' or 'vote', got {aggregation!r}")
+        self.aggregation = aggregation
+        super().__init__(n_estimators, subsampling, subsample_rate, seed)
+
+    @property
+    def _vote(self) -> bool:
+        return self.aggregation == "vote"
+
+    @property
+    def _multiclass(self) -> bool:
+        return True
+
+    def learn_one(self, x: dict, y: base.typing.ClfTarget) -> None:
+        self._core.learn_one(x, y)
+
+    def predict_proba_one(self, x: dict, **kwargs) -> dict[base.typing.ClfTarget, float]:
+        return self._core.predict_proba_one(x)
+
+    def predict_one(self, x: dict, **kwargs) -> base.typing.ClfTarget | None:
+        return self._core.predict_label_one(x)
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        self._learn_batch(X, y)
+
+    def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
+        rows = self._batch(X, register=False)
+        return pd.DataFrame(self._core.predict_rows(rows), index=X.index, columns=self._core.labels)
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        labels = self._core.labels
+        if not labels:
+            return pd.Series([None] * len(X), index=X.index, dtype=object)
+        proba_ = self._core.predict_rows(self._batch(X, register=False))
+        return pd.Series([labels[i] for i in proba_.argmax(axis=1)], index=X.index)
+
+
+class ForestRegressor(BaseForest, base.MiniBatchRegressor):
+    """A forest regressor: the mean of the trees' smoothed leaf means."""
+
+    _task = TASK_REGRESSION
+
+    def learn_one(self, x: dict, y: base.typing.RegTarget) -> None:
+        self._core.learn_one(x, y)
+
+    def predict_one(self, x: dict, with_dist: bool = False):
+        """Predict the target of `x`.
+
+        With ``with_dist=True``, return a :class:`river.proba.Gaussian` with the forest's
+        predictive mean and standard deviation: the spread of the mixture of the trees' leaf
+        distributions (within-leaf variance plus disagreement between trees).
+        """
+        mean, var = self._core.predict_value_one(x)
+        if not with_dist:
+            return mean
+        return proba.Gaussian._from_state(n=1, m=mean, var=var, ddof=0)
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        self._learn_batch(X, y)
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        rows = self._batch(X, register=False)
+        return pd.Series(self._core.predict_rows(rows)[:, 0], index=X.index, dtype=np.float64)

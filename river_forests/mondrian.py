@@ -1,0 +1,214 @@
+"""Mondrian forests with a growing lifetime (Mourtada, Gaïffas & Scornet, NIPS 2017)."""
+
+from __future__ import annotations
+
+import numbers
+
+from ._core._mondrian import MondrianTree
+from ._forest import ForestClassifier, ForestRegressor, check_float, check_int
+
+__all__ = ["MondrianForestClassifier", "MondrianForestRegressor"]
+
+
+class _MondrianParams:
+    """Parameter handling shared by the Mondrian classifier and regressor."""
+
+    def _set_mondrian(self, lifetime, lifetime_scale, smoothing, max_nodes):
+        self.lifetime = lifetime
+        self.lifetime_scale = lifetime_scale
+        self.smoothing = smoothing
+        self.max_nodes = max_nodes
+        if isinstance(lifetime, str):
+            if lifetime != "consistent":
+                raise ValueError(f"lifetime must be 'consistent' or a positive float, got {lifetime!r}")
+        else:
+            check_float("lifetime", lifetime, 0.0, low_inclusive=False)
+        check_float("lifetime_scale", lifetime_scale, 0.0, low_inclusive=False)
+        check_float("smoothing", smoothing, 0.0)
+        check_int("max_nodes", max_nodes, 1, 2**31 - 1)
+
+    def _make_tree(self, task, seed):
+        consistent = self.lifetime == "consistent"
+        return MondrianTree(
+            task,
+            self.max_nodes,
+            float(self.smoothing),
+            self._subsampling_code,
+            float(self.subsample_rate),
+            seed,
+            consistent,
+            0.0 if consistent else float(self.lifetime),
+            float(self.lifetime_scale),
+        )
+
+
+_PARAMS_DOC = """
+    n_estimators
+        Number of trees.
+    lifetime
+        ``"consistent"`` (default): the lifetime grows with the number n of samples a tree has
+        learned, lambda_n = lifetime_scale * n^(1/(d+2)) with d the number of features, the
+        schedule under which the paper proves consistency and minimax rates (theorems 1-2).
+        A positive float gives the fixed-lifetime Mondrian forest of Lakshminarayanan et al.
+        (2014), which the paper shows is inconsistent (proposition 1); kept for comparison.
+    lifetime_scale
+        Multiplies the consistent lifetime schedule. Ignored for a fixed lifetime.
+    smoothing
+        How a node's estimate leans on its parent's. Each node keeps the statistics of every
+        sample routed through it since it was created; a prediction walks from the root to the
+        leaf and, at each node that has seen data, mixes the node's own statistics with its
+        parent's estimate as a prior of this strength:
+        ``(stats + smoothing * parent_estimate) / (weight + smoothing)``. A leaf freshly
+        created by a split has seen no data, so it predicts its parent's estimate; with
+        ``smoothing=0`` this is a pure back-off to the deepest node with data. Positive values
+        blend the path (a Dirichlet-style hierarchical smoothing, in the spirit of the
+        hierarchical prior of Lakshminarayanan et al. that the paper cites).
+        ``benchmarks/mondrian_tuning.py`` chose the default.
+    max_nodes
+        Cap on the nodes of each tree: the memory bound. A tree at the cap stops splitting
+        (both kinds of split) but its boxes and node statistics keep learning, so memory stays
+        bounded whatever the length of the stream.
+    subsampling
+        Online subsampling of the stream for each tree: ``None`` (every tree learns every
+        sample), ``"bernoulli"`` (a tree keeps a sample with probability ``subsample_rate``)
+        or ``"poisson"`` (online bagging: weight ~ Poisson(``subsample_rate``)).
+    subsample_rate
+        Keep probability (Bernoulli) or mean weight (Poisson).
+    seed
+        Random seed. The same seed on the same stream gives the same model, whatever the
+        order of the features in the dicts."""
+
+_ALGO_DOC = """
+    Each tree is a Mondrian process on the range of the data it has seen, whose lifetime grows
+    as the stream goes on, as in the paper's remark 3. A new point outside a node's box may
+    insert a split above that node (the conditional Mondrian extension); when the lifetime
+    grows, leaves split inside their box at a rate equal to their linear dimension, driven by
+    one exponential clock per tree and a top-down choice of the leaf (ExtendMondrian). Side
+    lengths are measured relative to the range of the tree's root box, so the forest does not
+    care about the units of the features (no scaler is needed). Missing features, None, NaN and
+    infinities are "missing": they never stretch a box, and a missing split feature sends the
+    sample to the child that has seen more data.
+"""
+
+
+class MondrianForestClassifier(_MondrianParams, ForestClassifier):
+    __doc__ = (
+        """Mondrian forest classifier with a growing lifetime (Mourtada et al., 2017).
+"""
+        + _ALGO_DOC
+        + """
+    Parameters
+    ----------"""
+        + _PARAMS_DOC.replace(
+            "    subsampling\n",
+            """    aggregation
+        ``"average"`` (default): mean of the trees' class probabilities, the estimator of the
+        paper's theorem 2. ``"vote"``: majority vote, probabilities being vote shares.
+    subsampling
+""",
+        )
+        + """
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_forests import MondrianForestClassifier
+
+    >>> model = MondrianForestClassifier(n_estimators=10, seed=42)
+    >>> metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    >>> metric.get() > 0.85
+    True
+
+    References
+    ----------
+    J. Mourtada, S. Gaïffas, E. Scornet. Universal consistency and minimax rates for online
+    Mondrian Forests. NIPS 2017.
+    B. Lakshminarayanan, D. M. Roy, Y. W. Teh. Mondrian Forests: Efficient Online Random
+    Forests. NIPS 2014.
+
+    """
+    )
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        lifetime: str | float = "consistent",
+        lifetime_scale: float = 1.0,
+        smoothing: float = 1.0,
+        max_nodes: int = 4096,
+        aggregation: str = "average",
+        subsampling: str | None = None,
+        subsample_rate: float = 1.0,
+        seed: int | None = None,
+    ):
+        self._set_mondrian(lifetime, lifetime_scale, smoothing, max_nodes)
+        super().__init__(n_estimators, aggregation, subsampling, subsample_rate, seed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"n_estimators": 3, "seed": 1}
+        yield {"n_estimators": 2, "lifetime": 2.0, "aggregation": "vote", "max_nodes": 31}
+        yield {"n_estimators": 2, "subsampling": "poisson", "smoothing": 0.0}
+
+
+class MondrianForestRegressor(_MondrianParams, ForestRegressor):
+    __doc__ = (
+        """Mondrian forest regressor with a growing lifetime (Mourtada et al., 2017).
+"""
+        + _ALGO_DOC
+        + """
+    A tree predicts the (smoothed) mean of its leaf; the forest averages its trees.
+    ``predict_one(x, with_dist=True)`` also gives a predictive standard deviation, that of the
+    mixture of the trees' leaf distributions, at no extra cost.
+
+    Parameters
+    ----------"""
+        + _PARAMS_DOC
+        + """
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_forests import MondrianForestRegressor
+
+    >>> model = MondrianForestRegressor(n_estimators=10, seed=42)
+    >>> metric = evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
+    >>> metric.get() < 1.0
+    True
+
+    >>> x, y = next(iter(datasets.TrumpApproval()))
+    >>> model.predict_one(x, with_dist=True).sigma >= 0
+    True
+
+    References
+    ----------
+    J. Mourtada, S. Gaïffas, E. Scornet. Universal consistency and minimax rates for online
+    Mondrian Forests. NIPS 2017 (appendix E: regression).
+
+    """
+    )
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        lifetime: str | float = "consistent",
+        lifetime_scale: float = 1.0,
+        smoothing: float = 1.0,
+        max_nodes: int = 4096,
+        subsampling: str | None = None,
+        subsample_rate: float = 1.0,
+        seed: int | None = None,
+    ):
+        self._set_mondrian(lifetime, lifetime_scale, smoothing, max_nodes)
+        super().__init__(n_estimators, subsampling, subsample_rate, seed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"n_estimators": 3, "seed": 1}
+        yield {"n_estimators": 2, "lifetime": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
+               "subsample_rate": 0.7}
+
+
+del numbers

@@ -1,0 +1,40 @@
+"""Build the compiled trees.
+
+Every Cython compiler directive is set here, once. ``RIVER_FORESTS_DEBUG=1`` turns on
+bounds checking, wraparound and ``initializedcheck`` (and -O0 -g) for a debug test run.
+"""
+
+import os
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("RIVER_FORESTS_DEBUG", "0") not in ("", "0")
+
+directives = {
+    "language_level": "3",
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "initializedcheck": DEBUG,
+    "cdivision": not DEBUG,
+    "nonecheck": DEBUG,
+    "embedsignature": True,
+}
+
+compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+
+MODULES = ["_random", "_features", "_tree", "_mondrian", "_forest"]
+
+extensions = [
+    Extension(
+        f"river_forests._core.{name}",
+        [f"river_forests/_core/{name}.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=compile_args,
+    )
+    for name in MODULES
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives))
