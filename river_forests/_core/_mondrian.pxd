@@ -22,7 +22,9 @@ cdef class MondrianTree(Tree):
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `lifetime` (False)
-    cdef double lifetime        # current lifetime lambda
+    cdef double lifetime        # current lifetime lambda (0 during the warm-up)
+    cdef double fixed_lifetime  # the lifetime of a fixed-lifetime tree
+    cdef int32_t warmup         # samples that only build the root box before the first split
     cdef double lifetime_scale  # consistent schedule: lambda_n = lifetime_scale * n^(1/(d+2))
     cdef double hazard          # the tree's exponential clock: integrated split rate left
                                 # before the next lifetime-growth split (an Exp(1) draw)

@@ -18,8 +18,16 @@ being a race of exponential clocks:
 
 Features are measured in units of the root box (the range of everything the tree has seen), so
 the tree is invariant to rescaling any feature, as the paper's [0, 1]^d setting assumes. The
-scale is refreshed whenever a root range grows by more than `rescale_factor`.
+scale is refreshed whenever a root range grows by more than `rescale_factor`. The first
+`warmup` samples only stretch the root box: splits drawn against the range of two or three
+points would be measured in units that the next points make meaningless (the sum of the
+relative extensions of a growing range diverges like log(final / initial range)). After the
+warm-up the lifetime is raised from 0 by ExtendMondrian, which samples the Mondrian process
+on the warm-up box.
 """
+
+cdef enum:
+    DEF_WARMUP = 16
 
 from libc.math cimport INFINITY, NAN, pow
 from libc.stdint cimport int32_t, uint64_t
@@ -45,6 +53,8 @@ cdef class MondrianTree(Tree):
         self.ext = NULL
         self.consistent = True
         self.lifetime = 0.0
+        self.fixed_lifetime = 0.0
+        self.warmup = DEF_WARMUP
         self.lifetime_scale = 1.0
         self.hazard = 1.0
         self.rescale_factor = 1.1
@@ -54,7 +64,8 @@ cdef class MondrianTree(Tree):
                  double lifetime_scale):
         Tree.__init__(self, task, max_nodes, smoothing, subsample_mode, subsample_rate, seed)
         self.consistent = consistent
-        self.lifetime = 0.0 if consistent else lifetime
+        self.lifetime = 0.0
+        self.fixed_lifetime = lifetime
         self.lifetime_scale = lifetime_scale
         self.hazard = rng_exponential(&self.rng, 1.0)
 
@@ -381,20 +392,24 @@ cdef class MondrianTree(Tree):
         self.n_seen += 1
         if self.root < 0:
             self.root = self.add_node(-1)
+        if self.n_seen <= self.warmup:
+            # lifetime 0: the root only learns its box and statistics
             row = <size_t>self.root * self.feature_capacity
             for d in range(self.n_features):
                 if x[d] == x[d]:
-                    self.lower[row + d] = x[d]
-                    self.upper[row + d] = x[d]
+                    if x[d] < self.lower[row + d]:
+                        self.lower[row + d] = x[d]
+                    if x[d] > self.upper[row + d]:
+                        self.upper[row + d] = x[d]
             self.add_stats(self.root, y, w)
-            if self.consistent:
-                self.lifetime = self.lifetime_scale
             return 0
         self.maybe_rescale(x)
         if self.consistent:
             new_lifetime = self.lifetime_scale * pow(<double>self.n_seen, 1.0 / (self.n_features + 2))
-            if new_lifetime > self.lifetime:
-                self.grow_lifetime(new_lifetime)
+        else:
+            new_lifetime = self.fixed_lifetime
+        if new_lifetime > self.lifetime:
+            self.grow_lifetime(new_lifetime)
         return self.insert(x, y, w)
 
     # ---------------------------------------------------------------- introspection, pickling
@@ -420,6 +435,8 @@ cdef class MondrianTree(Tree):
             snapshot=np.array([self.snapshot[i] for i in range(f)], dtype=np.float64),
             consistent=self.consistent,
             lifetime=self.lifetime,
+            fixed_lifetime=self.fixed_lifetime,
+            warmup=self.warmup,
             lifetime_scale=self.lifetime_scale,
             hazard=self.hazard,
             rescale_factor=self.rescale_factor,
@@ -444,6 +461,8 @@ cdef class MondrianTree(Tree):
             self.snapshot[d] = state["snapshot"][d]
         self.consistent = state["consistent"]
         self.lifetime = state["lifetime"]
+        self.fixed_lifetime = state["fixed_lifetime"]
+        self.warmup = state["warmup"]
         self.lifetime_scale = state["lifetime_scale"]
         self.hazard = state["hazard"]
         self.rescale_factor = state["rescale_factor"]

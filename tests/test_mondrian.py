@@ -1,0 +1,150 @@
+"""The Mondrian process invariants of mourtada2017, checked on trees the stream built."""
+
+import math
+
+import numpy as np
+import pytest
+
+from river_forests import MondrianForestClassifier, MondrianForestRegressor
+
+from .conftest import uniform_stream
+
+
+def _grow(model, data):
+    for x, y in data:
+        model.learn_one(x, y)
+    return model
+
+
+def _check_tree(state):
+    left, right, parent = state["left"], state["right"], state["parent"]
+    lower, upper, tau = state["lower"], state["upper"], state["tau"]
+    feature, threshold, weight = state["feature"], state["threshold"], state["weight"]
+    n = len(left)
+    root = state["root"]
+    assert parent[root] == -1
+    leaves = [j for j in range(n) if left[j] < 0]
+    assert len(leaves) * 2 - 1 == n, "a binary tree with n nodes has (n + 1) / 2 leaves"
+    for j in range(n):
+        if left[j] < 0:
+            assert right[j] < 0 and math.isinf(tau[j])
+            continue
+        f, thr = feature[j], threshold[j]
+        # the threshold lies in the range of data the node had seen when it split
+        assert lower[j, f] <= thr <= upper[j, f]
+        for c in (left[j], right[j]):
+            assert parent[c] == j
+            # split times increase with depth
+            assert tau[j] < tau[c]
+            # children's boxes lie inside the parent's box (empty sides are +inf/-inf)
+            seen = lower[c] <= upper[c]
+            assert np.all(lower[j][seen] <= lower[c][seen])
+            assert np.all(upper[c][seen] <= upper[j][seen])
+        # data on each side of the threshold
+        lc, rc = left[j], right[j]
+        if lower[lc, f] <= upper[lc, f]:
+            assert upper[lc, f] <= thr
+        if lower[rc, f] <= upper[rc, f]:
+            assert lower[rc, f] > thr
+        # a node has seen at least what its children saw since they were created
+        assert weight[j] >= weight[lc] + weight[rc] - 1e-9
+    # the summed split rate of the root equals that of its leaves
+    assert state["rate"][root] == pytest.approx(sum(state["rate"][j] for j in leaves), rel=1e-6, abs=1e-9)
+    return len(leaves)
+
+
+@pytest.mark.parametrize("lifetime", ["consistent", 3.0])
+def test_invariants_classifier(segments, lifetime):
+    model = _grow(MondrianForestClassifier(n_estimators=4, lifetime=lifetime, seed=3), segments)
+    for tree in model.trees:
+        state = tree.arrays()
+        assert _check_tree(state) > 10
+        assert state["weight"][state["root"]] == len(segments)
+
+
+def test_invariants_regressor(trump):
+    model = _grow(MondrianForestRegressor(n_estimators=3, seed=5), trump)
+    for tree in model.trees:
+        assert _check_tree(tree.arrays()) > 10
+
+
+def test_invariants_at_the_node_cap(phishing):
+    model = _grow(MondrianForestClassifier(n_estimators=3, max_nodes=63, seed=2), phishing)
+    for tree in model.trees:
+        assert tree.node_count <= 63
+        _check_tree(tree.arrays())
+
+
+def test_consistent_lifetime_schedule():
+    data = uniform_stream(2000, 3, seed=1)
+    model = _grow(MondrianForestClassifier(n_estimators=2, lifetime_scale=1.5, seed=0), data)
+    for tree in model.trees:
+        assert tree.current_lifetime == pytest.approx(1.5 * 2000 ** (1 / (3 + 2)))
+
+
+def test_fixed_lifetime_does_not_grow():
+    data = uniform_stream(500, 2, seed=1)
+    model = _grow(MondrianForestClassifier(n_estimators=2, lifetime=2.5, seed=0), data)
+    assert all(t.current_lifetime == 2.5 for t in model.trees)
+
+
+@pytest.mark.parametrize("lam", [1.0, 2.0, 4.0, 8.0])
+def test_number_of_leaves_follows_lemma_2(lam):
+    """On [0, 1]^2 a Mondrian partition MP(lam) has E[#cells] = (1 + lam)^2 (each side adds
+    lam * length cuts in expectation), below the paper's bound (e (lam + 1))^d (lemma 2)."""
+    d = 2
+    data = uniform_stream(3000, d, seed=7)
+    model = _grow(MondrianForestClassifier(n_estimators=30, lifetime=lam, max_nodes=10**6, seed=1), data)
+    leaves = np.mean([(t.node_count + 1) / 2 for t in model.trees])
+    assert 0.7 * (1 + lam) ** d < leaves < 1.3 * (1 + lam) ** d
+    assert leaves <= (math.e * (lam + 1)) ** d
+
+
+def test_leaves_grow_with_the_consistent_lifetime():
+    d = 2
+    data = uniform_stream(20000, d, seed=3)
+    model = MondrianForestClassifier(n_estimators=10, lifetime_scale=2.0, max_nodes=10**6, seed=4)
+    counts = []
+    for i, (x, y) in enumerate(data, 1):
+        model.learn_one(x, y)
+        if i in (500, 4000, 20000):
+            lam = 2.0 * i ** (1 / (d + 2))
+            leaves = np.mean([(t.node_count + 1) / 2 for t in model.trees])
+            counts.append(leaves)
+            # children of a lifetime split start empty, so a tree holds somewhat fewer cells
+            # than the fixed-domain process; never more than lemma 2 allows
+            assert leaves <= (math.e * (lam + 1)) ** d
+            assert leaves > 0.3 * lam**d
+    assert counts[0] < counts[1] < counts[2]
+
+
+def test_forest_is_scale_invariant(segments):
+    """Side lengths are measured relative to the root range: multiplying a feature by a power
+    of two (exact in floating point) changes nothing."""
+    a = MondrianForestClassifier(n_estimators=3, seed=9)
+    b = MondrianForestClassifier(n_estimators=3, seed=9)
+    key = next(iter(segments[0][0]))
+    for x, y in segments:
+        xb = dict(x)
+        xb[key] = x[key] * 1024.0
+        assert a.predict_proba_one(x) == b.predict_proba_one(xb)
+        a.learn_one(x, y)
+        b.learn_one(xb, y)
+    assert a.n_nodes == b.n_nodes
+
+
+def test_regressor_predictive_distribution(trump):
+    model = _grow(MondrianForestRegressor(n_estimators=5, seed=1), trump[:500])
+    x = trump[600][0]
+    dist = model.predict_one(x, with_dist=True)
+    assert dist.mu == pytest.approx(model.predict_one(x))
+    assert 0 < dist.sigma < 20
+
+
+def test_smoothing_zero_backs_off_to_the_parent():
+    """A leaf just created by a lifetime split has no data: it predicts like its parent."""
+    data = uniform_stream(3000, 2, seed=2)
+    model = _grow(MondrianForestClassifier(n_estimators=1, smoothing=0.0, seed=2), data)
+    proba = model.predict_proba_one({"x0": 0.5, "x1": 0.5})
+    assert sum(proba.values()) == pytest.approx(1.0)
+    assert all(0.0 <= p <= 1.0 for p in proba.values())
