@@ -9,7 +9,9 @@ says how to build one tree (`_make_tree`) and which parameters it takes.
 from __future__ import annotations
 
 import abc
+import concurrent.futures
 import numbers
+import os
 import random
 
 import numpy as np
@@ -25,6 +27,21 @@ __all__ = ["BaseForest", "ForestClassifier", "ForestRegressor"]
 TASK_CLASSIFICATION, TASK_REGRESSION = 0, 1
 SUBSAMPLING = {None: 0, "bernoulli": 1, "poisson": 2}
 AGGREGATIONS = ("average", "vote")
+
+#: below this many rows a mini-batch is learned in the calling thread
+PARALLEL_MIN_ROWS = 64
+_EXECUTOR = None
+
+
+def _executor():
+    """A process-wide thread pool for mini-batches: each tree learns its rows in its own
+    task, with the GIL released. Trees share no state, so the result is exactly that of a
+    sequential loop."""
+    global _EXECUTOR
+    if _EXECUTOR is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        _EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers or 1))
+    return _EXECUTOR
 
 
 def check_int(name, value, low, high=None):
@@ -155,7 +172,8 @@ class BaseForest(base.Estimator, abc.ABC):
         self._core.encode_targets(ys, False)
         rows = self._batch(X, register=True)
         targets = self._core.encode_targets(ys, True)
-        self._core.learn_rows(rows, targets)
+        parallel = len(rows) >= PARALLEL_MIN_ROWS and self.n_estimators > 1
+        self._core.learn_rows(rows, targets, executor=_executor() if parallel else None)
 
 
 class ForestClassifier(BaseForest, base.MiniBatchClassifier):

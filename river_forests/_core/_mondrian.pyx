@@ -341,10 +341,11 @@ cdef class MondrianTree(Tree):
         cdef double parent_time = 0.0, total, v, lo, hi, e, node_time, size
         cdef size_t row
         cdef bint can_split = self.n_nodes + 2 <= self.max_nodes
-        cdef bint grew
+        cdef bint grew, outside
         while True:
             row = <size_t>j * self.feature_capacity
             total = 0.0
+            outside = False  # x lies outside the box, or gives it its first value on a side
             for d in range(self.n_features):
                 v = x[d]
                 e = 0.0
@@ -354,8 +355,12 @@ cdef class MondrianTree(Tree):
                     if lo <= hi:
                         if v < lo:
                             e = lo - v
+                            outside = True
                         elif v > hi:
                             e = v - hi
+                            outside = True
+                    else:
+                        outside = True
                 self.ext[d] = e
                 total += self.scale[d] * e
             if total > 0.0 and can_split:
@@ -364,15 +369,16 @@ cdef class MondrianTree(Tree):
                 if e < node_time:
                     return self.split_above(j, x, e, total, y, w)
             grew = False
-            for d in range(self.n_features):
-                v = x[d]
-                if v == v:
-                    if v < self.lower[row + d]:
-                        self.lower[row + d] = v
-                        grew = True
-                    if v > self.upper[row + d]:
-                        self.upper[row + d] = v
-                        grew = True
+            if outside:
+                for d in range(self.n_features):
+                    v = x[d]
+                    if v == v:
+                        if v < self.lower[row + d]:
+                            self.lower[row + d] = v
+                            grew = True
+                        if v > self.upper[row + d]:
+                            self.upper[row + d] = v
+                            grew = True
             self.add_stats(j, y, w)
             if self.left[j] < 0:
                 if grew:
