@@ -125,11 +125,6 @@ class BaseForest(base.Estimator, abc.ABC):
         """Total number of nodes over all trees."""
         return sum(t.node_count for t in self._core.trees)
 
-    @property
-    def _raw_memory_usage(self) -> int:
-        # river walks Python references; our trees report their C arrays through __sizeof__.
-        return super()._raw_memory_usage
-
     # ------------------------------------------------------------------ batches
 
     def _batch(self, X: pd.DataFrame, register: bool) -> np.ndarray:

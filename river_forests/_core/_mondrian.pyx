@@ -44,16 +44,8 @@ from ._tree cimport (TASK_CLASSIFICATION, Tree, export_rows, grow_array, import_
 cdef class MondrianTree(Tree):
 
     def __cinit__(self, *args, **kwargs):
-        self.tau = NULL
-        self.rate = NULL
-        self.lower = NULL
-        self.upper = NULL
-        self.scale = NULL
-        self.snapshot = NULL
-        self.ext = NULL
+        # C fields start zeroed (pointers NULL); only the non-zero defaults are set here
         self.consistent = True
-        self.lifetime = 0.0
-        self.fixed_lifetime = 0.0
         self.warmup = DEF_WARMUP
         self.lifetime_scale = 1.0
         self.hazard = 1.0

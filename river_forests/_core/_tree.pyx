@@ -79,6 +79,15 @@ cdef int import_rows(double* ptr, object array, int32_t stride) except -1:
     return 0
 
 
+cdef inline int32_t doubled(int32_t capacity, int32_t needed) noexcept nogil:
+    """Capacity doubled (from at least 4) until it holds `needed`."""
+    if capacity < 4:
+        capacity = 4
+    while capacity < needed:
+        capacity *= 2
+    return capacity
+
+
 cdef inline object _export_i32(const int32_t* ptr, int32_t n):
     out = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] view = out
@@ -102,27 +111,10 @@ cdef inline object _export_f64(const double* ptr, int32_t n):
 cdef class Tree:
 
     def __cinit__(self, *args, **kwargs):
-        self.left = NULL
-        self.right = NULL
-        self.parent = NULL
-        self.feature = NULL
-        self.threshold = NULL
-        self.weight = NULL
-        self.value = NULL
-        self.path = NULL
-        self.n_nodes = 0
-        self.capacity = 0
+        # C fields start zeroed (pointers NULL); only the non-zero defaults are set here
         self.root = -1
         self.max_nodes = 1
-        self.n_features = 0
-        self.feature_capacity = 0
-        self.n_values = 0
-        self.value_stride = 0
-        self.task = TASK_CLASSIFICATION
-        self.smoothing = 0.0
-        self.subsample_mode = SUBSAMPLE_NONE
         self.subsample_rate = 1.0
-        self.n_seen = 0
 
     def __init__(self, int task, int max_nodes, double smoothing, int subsample_mode,
                  double subsample_rate, uint64_t seed):
@@ -175,21 +167,15 @@ cdef class Tree:
         return 0
 
     cdef int ensure_features(self, int32_t n_features) except -1 nogil:
-        cdef int32_t cap = self.feature_capacity
-        if n_features > cap:
-            while cap < n_features:
-                cap = 2 * cap if cap > 0 else 4
-            self._resize_features(cap)
+        if n_features > self.feature_capacity:
+            self._resize_features(doubled(self.feature_capacity, n_features))
         if n_features > self.n_features:
             self.n_features = n_features
         return 0
 
     cdef int ensure_values(self, int32_t n_values) except -1 nogil:
-        cdef int32_t cap = self.value_stride
-        if n_values > cap:
-            while cap < n_values:
-                cap = 2 * cap if cap > 0 else 2
-            self._resize_values(cap)
+        if n_values > self.value_stride:
+            self._resize_values(doubled(self.value_stride, n_values))
         if n_values > self.n_values:
             self.n_values = n_values
         return 0
@@ -197,14 +183,8 @@ cdef class Tree:
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
         """Append a fresh leaf under `parent` (-1 for a root) and return its index."""
         cdef int32_t j = self.n_nodes
-        cdef int32_t cap
         if j >= self.capacity:
-            cap = 2 * self.capacity if self.capacity > 0 else 8
-            if cap > self.max_nodes:
-                cap = self.max_nodes
-            if cap <= j:
-                cap = j + 1
-            self._resize_nodes(cap)
+            self._resize_nodes(min(doubled(self.capacity, j + 1), max(self.max_nodes, j + 1)))
         self.n_nodes = j + 1
         self.left[j] = -1
         self.right[j] = -1
