@@ -1,4 +1,5 @@
-"""``python -m river_forests``: our forests against river's trees and forests, one stream.
+"""``river-forests`` (or ``python -m river_forests`` outside the source tree): our forests
+against river's trees and forests, one stream.
 
 Progressive validation (predict, then learn, every sample) of the Mondrian forest against
 river's HoeffdingTreeClassifier, ARFClassifier and AMFClassifier (or the regressors), printing
@@ -33,7 +34,7 @@ def models(task: str, n_estimators: int, seed: int) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m river_forests", description=__doc__,
+    parser = argparse.ArgumentParser(prog="river-forests", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", default="phishing", choices=sorted(STREAMS),
                         help="stream to run on (elec and covtype read ../shared/data)")
