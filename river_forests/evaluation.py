@@ -137,6 +137,8 @@ def progressive_run(
             y_pred = max(proba, key=proba.get) if proba else None
         else:
             y_pred = model.predict_one(x)
+            if y_pred is None:  # some river regressors say nothing before their first sample
+                y_pred = 0.0
         model.learn_one(x, y)
         spent += clock() - t0
         metric.update(y, y_pred)
