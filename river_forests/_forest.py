@@ -127,10 +127,9 @@ class BaseForest(base.Estimator, abc.ABC):
 
     # ------------------------------------------------------------------ batches
 
-    def _batch(self, X: pd.DataFrame, register: bool) -> np.ndarray:
-        """A DataFrame as a C-contiguous float64 array in the registry's column order, NaN for
-        missing values and for columns the batch does not have. Raises a TypeError naming
-        the first non-numeric column before registering anything."""
+    def _values(self, X: pd.DataFrame) -> np.ndarray:
+        """A DataFrame's values as float64, NaN for missing or non-finite ones. Raises a
+        TypeError naming the first non-numeric column; registers nothing."""
         if not isinstance(X, pd.DataFrame):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
         values = np.empty((len(X), X.shape[1]), dtype=np.float64)
@@ -149,7 +148,11 @@ class BaseForest(base.Estimator, abc.ABC):
                     "river.preprocessing.OneHotEncoder or river.compose.SelectType"
                 ) from None
         values[~np.isfinite(values)] = np.nan
-        return self._place(values, list(X.columns), register)
+        return values
+
+    def _batch(self, X: pd.DataFrame, register: bool) -> np.ndarray:
+        """A DataFrame as a C-contiguous float64 array in the registry's column order."""
+        return self._place(self._values(X), list(X.columns), register)
 
     def _place(self, values, names, register):
         cols = self._core.features.columns(names, register)
@@ -163,9 +166,9 @@ class BaseForest(base.Estimator, abc.ABC):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         ys = list(y)
         # everything that can fail is checked before the model changes
-        self._batch(X, register=False)
+        values = self._values(X)
         self._core.encode_targets(ys, False)
-        rows = self._batch(X, register=True)
+        rows = self._place(values, list(X.columns), register=True)
         targets = self._core.encode_targets(ys, True)
         parallel = len(rows) >= PARALLEL_MIN_ROWS and self.n_estimators > 1
         self._core.learn_rows(rows, targets, executor=_executor() if parallel else None)

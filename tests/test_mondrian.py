@@ -141,10 +141,26 @@ def test_regressor_predictive_distribution(trump):
     assert 0 < dist.sigma < 20
 
 
-def test_smoothing_zero_backs_off_to_the_parent():
-    """A leaf just created by a lifetime split has no data: it predicts like its parent."""
+def test_smoothing_zero_backs_off_to_the_deepest_node_with_data():
+    """With smoothing=0 a tree predicts the class shares of the deepest node on the path that
+    has seen data: the leaf, or its nearest non-empty ancestor after a fresh split."""
     data = uniform_stream(3000, 2, seed=2)
     model = _grow(MondrianForestClassifier(n_estimators=1, smoothing=0.0, seed=2), data)
-    proba = model.predict_proba_one({"x0": 0.5, "x1": 0.5})
-    assert sum(proba.values()) == pytest.approx(1.0)
-    assert all(0.0 <= p <= 1.0 for p in proba.values())
+    s = model.trees[0].arrays()
+    names = model._core.features.names
+    empty_leaves = 0
+    for x, _ in uniform_stream(300, 2, seed=9):
+        j, deepest = s["root"], None
+        while True:
+            if s["weight"][j] > 0:
+                deepest = j
+            if s["left"][j] < 0:
+                break
+            v = x[names[s["feature"][j]]]
+            j = s["left"][j] if v <= s["threshold"][j] else s["right"][j]
+        empty_leaves += s["weight"][j] == 0
+        expected = s["value"][deepest] / s["weight"][deepest]
+        proba = model.predict_proba_one(x)
+        got = [proba[label] for label in model._core.labels]
+        assert got == pytest.approx(list(expected))
+    assert empty_leaves > 0, "the stream should leave some fresh, empty leaves to back off from"

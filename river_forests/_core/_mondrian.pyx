@@ -37,7 +37,7 @@ from libc.string cimport memcpy
 import numpy as np
 
 from ._random cimport rng_exponential, rng_uniform
-from ._tree cimport (TASK_CLASSIFICATION, Tree, export_rows, grow_array, import_rows,
+from ._tree cimport (TASK_CLASSIFICATION, Tree, export_rows, export_vector, grow_array, import_rows,
                      restride)
 
 
@@ -425,12 +425,12 @@ cdef class MondrianTree(Tree):
         cdef dict state = Tree.get_state(self)
         cdef int32_t n = self.n_nodes, f = self.n_features
         state.update(
-            tau=np.array([self.tau[i] for i in range(n)], dtype=np.float64),
-            rate=np.array([self.rate[i] for i in range(n)], dtype=np.float64),
+            tau=export_vector(self.tau, n),
+            rate=export_vector(self.rate, n),
             lower=export_rows(self.lower, n, self.feature_capacity, f),
             upper=export_rows(self.upper, n, self.feature_capacity, f),
-            scale=np.array([self.scale[i] for i in range(f)], dtype=np.float64),
-            snapshot=np.array([self.snapshot[i] for i in range(f)], dtype=np.float64),
+            scale=export_vector(self.scale, f),
+            snapshot=export_vector(self.snapshot, f),
             consistent=self.consistent,
             lifetime=self.lifetime,
             fixed_lifetime=self.fixed_lifetime,

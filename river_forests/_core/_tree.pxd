@@ -79,5 +79,6 @@ cdef class Tree:
 cdef int grow_array(void** ptr, size_t n_bytes) except -1 nogil
 cdef int restride(double** ptr, int32_t rows, int32_t old_stride, int32_t new_stride,
                   double fill) except -1 nogil
+cdef object export_vector(const double* ptr, int32_t n)
 cdef object export_rows(const double* ptr, int32_t rows, int32_t stride, int32_t cols)
 cdef int import_rows(double* ptr, object array, int32_t stride) except -1

@@ -96,7 +96,8 @@ cdef inline object _export_i32(const int32_t* ptr, int32_t n):
     return out
 
 
-cdef inline object _export_f64(const double* ptr, int32_t n):
+cdef object export_vector(const double* ptr, int32_t n):
+    """Copy `n` doubles into a new numpy array."""
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] view = out
     if n > 0:
@@ -337,8 +338,8 @@ cdef class Tree:
             "right": _export_i32(self.right, n),
             "parent": _export_i32(self.parent, n),
             "feature": _export_i32(self.feature, n),
-            "threshold": _export_f64(self.threshold, n),
-            "weight": _export_f64(self.weight, n),
+            "threshold": export_vector(self.threshold, n),
+            "weight": export_vector(self.weight, n),
             "value": export_rows(self.value, n, self.value_stride, self.n_values),
         }
 
