@@ -26,7 +26,7 @@ from river import forest, metrics, preprocessing, tree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from river_forests import MondrianForestClassifier, MondrianForestRegressor  # noqa: E402
-from river_forests.evaluation import STREAMS, load_stream, progressive_run  # noqa: E402
+from river_forests.evaluation import STREAMS, load_stream, markdown_table, progressive_run  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SEED = 42
@@ -102,10 +102,8 @@ def write(rows, quick):
         f"on {platform.machine()} / Python {platform.python_version()}, 10 trees, seed {SEED}. "
         "speed_vs_amf and pickled_vs_amf are ratios to river's AMF in the same run.",
         "",
-        "| " + " | ".join(cols) + " |",
-        "|" + "---|" * len(cols),
     ]
-    lines += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in rows]
+    lines += markdown_table(cols, [[r[c] for c in cols] for r in rows])
     by = {(r["stream"], r["model"]): r for r in rows}
     if ("covtype", "MondrianForestClassifier") in by:
         ours, amf = by["elec", "MondrianForestClassifier"], by["elec", "AMFClassifier"]

@@ -64,10 +64,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from river_forests.evaluation import markdown_table  # noqa: E402
 
 D = 2
 NOISE_SD = 0.1
@@ -160,23 +165,21 @@ def main() -> None:
         f"max_nodes = 10**6, mean over {len(seeds)} seed(s). "
         "Entries: excess risk E[(f_hat(X) - f(X))^2].",
         "",
-        "| n | " + " | ".join(MODELS) + " |",
-        "|---:|" + "---:|" * len(MODELS),
     ]
-    for i, n in enumerate(checkpoints):
-        lines.append(f"| {n} | " + " | ".join(f"{mean[name][i]:.2e}" for name in MODELS) + " |")
+    lines += markdown_table(
+        ["n", *MODELS], [[n, *(f"{mean[name][i]:.2e}" for name in MODELS)] for i, n in enumerate(checkpoints)]
+    )
     lines += [
         "",
         f"Least-squares log-log slope over the last {len(slope_ns)} checkpoints "
         f"(n = {slope_ns[0]} to {slope_ns[-1]}); theory for the consistent lifetime: "
         f"-2/(d+2) = {THEORY_SLOPE:.2f}.",
         "",
-        "| model | slope | theory |",
-        "|---|---:|---:|",
     ]
-    for name in MODELS:
-        theory = f"{THEORY_SLOPE:.2f}" if name.startswith("consistent") else "0 (plateau)"
-        lines.append(f"| {name} | {slopes[name]:.3f} | {theory} |")
+    lines += markdown_table(["model", "slope", "theory"], [
+        [name, f"{slopes[name]:.3f}", f"{THEORY_SLOPE:.2f}" if name.startswith("consistent") else "0 (plateau)"]
+        for name in MODELS
+    ])
     lines += ["", f"Run time: {elapsed:.1f} s."]
     text = "\n".join(lines) + "\n"
     print(text, end="")

@@ -22,7 +22,15 @@ from pathlib import Path
 from river import base, datasets, metrics
 from river.datasets import synth
 
-__all__ = ["Result", "find_data_dir", "load_stream", "progressive_run", "STREAMS"]
+__all__ = [
+    "Result",
+    "find_data_dir",
+    "load_stream",
+    "markdown_table",
+    "progressive_run",
+    "show_progress",
+    "STREAMS",
+]
 
 
 def find_data_dir() -> Path | None:
@@ -66,6 +74,35 @@ def _river(make):
     return lambda n: itertools.islice(make(), n)
 
 
+def _drifting(make):
+    """A generator whose drift points are placed relative to the stream length `n`, so that a
+    shortened (quick) run still crosses them."""
+    return lambda n: itertools.islice(make(n), n)
+
+
+def _agrawal_abrupt(n):
+    # classification function 0 -> 2 at the middle of the stream, abrupt: the change takes
+    # n/200 samples (river's sigmoid overflows for a width much smaller than position/175)
+    return synth.ConceptDriftStream(
+        stream=synth.Agrawal(classification_function=0, seed=42),
+        drift_stream=synth.Agrawal(classification_function=2, seed=43),
+        position=n // 2, width=max(n // 200, 1), seed=42,
+    )
+
+
+def _sea_drift(n):
+    # SEA concepts 0 -> 1 -> 2 with 10% label noise, gradual changes (width n/20) at n/3, 2n/3
+    later = synth.ConceptDriftStream(
+        stream=synth.SEA(variant=1, noise=0.1, seed=43),
+        drift_stream=synth.SEA(variant=2, noise=0.1, seed=44),
+        position=n // 3, width=max(n // 20, 1), seed=43,
+    )
+    return synth.ConceptDriftStream(
+        stream=synth.SEA(variant=0, noise=0.1, seed=42), drift_stream=later,
+        position=n // 3, width=max(n // 20, 1), seed=42,
+    )
+
+
 #: name -> (task, loader(n) -> iterable of (x, y), default length)
 STREAMS = {
     "phishing": ("clf", _river(datasets.Phishing), 1250),
@@ -74,8 +111,22 @@ STREAMS = {
     "elec": ("clf", _shared("elec.csv"), 45312),
     "covtype": ("clf", _shared("covtype.csv.gz"), 100_000),
     "randomrbf": ("clf", _river(lambda: synth.RandomRBF(seed_model=42, seed_sample=42, n_classes=5, n_features=10)), 100_000),
+    # drifting classification streams
+    "agrawal-abrupt": ("clf", _drifting(_agrawal_abrupt), 100_000),
+    "sea-drift": ("clf", _drifting(_sea_drift), 100_000),
+    "randomrbf-drift": ("clf", _river(lambda: synth.RandomRBFDrift(
+        seed_model=42, seed_sample=42, n_classes=5, n_features=10, n_centroids=50,
+        change_speed=0.001, n_drift_centroids=25)), 100_000),
+    "led-drift": ("clf", _river(lambda: synth.LEDDrift(
+        seed=42, noise_percentage=0.1, irrelevant_features=True, n_drift_features=7)), 100_000),
+    "hyperplane-drift": ("clf", _river(lambda: synth.Hyperplane(
+        seed=42, n_features=10, n_drift_features=5, mag_change=0.001, noise_percentage=0.05)), 100_000),
+    # regression
     "trumpapproval": ("reg", _river(datasets.TrumpApproval), 1001),
     "friedman": ("reg", _river(lambda: synth.Friedman(seed=42)), 20_000),
+    # Friedman's function with two global abrupt changes (at n/3 and 2n/3)
+    "friedman-drift": ("reg", _drifting(lambda n: synth.FriedmanDrift(
+        drift_type="gra", position=(n // 3, 2 * n // 3), seed=42)), 100_000),
 }
 
 
@@ -101,7 +152,16 @@ class Result:
         return self.n / self.seconds if self.seconds > 0 else float("inf")
 
 
-def _progress(label, i, n, metric, seconds, out):
+def markdown_table(header: list, rows: list) -> list[str]:
+    """The lines of a Markdown table (cells formatted with ``str``)."""
+    lines = ["| " + " | ".join(map(str, header)) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+    return lines
+
+
+def show_progress(label, i, n, metric, seconds, out):
+    """One progress line: a bar, the metric so far and the model's samples/s; redrawn in place
+    on a terminal, printed at each quarter otherwise (logs stay short)."""
     rate = i / seconds if seconds > 0 else 0.0
     bar = "#" * int(30 * i / n) + "." * (30 - int(30 * i / n))
     line = f"  {label:<34} [{bar}] {i:>7}/{n} {metric}  {rate:,.0f} samples/s"
@@ -145,7 +205,7 @@ def progressive_run(
         if i % every == 0 or i == n:
             curve.append((i, metric.get()))
             if progress is not None:
-                _progress(label, i, n, metric, spent, progress)
+                show_progress(label, i, n, metric, spent, progress)
     return Result(
         model=label,
         stream=stream,

@@ -1,0 +1,59 @@
+"""The benchmark suite's plumbing on tiny streams (its numbers are recorded by running it,
+never asserted here): every stream loads, each run writes its record, tables and plot, and an
+interrupted run resumes without recomputing what it recorded."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from river_forests.evaluation import STREAMS, load_stream
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def suite():
+    spec = importlib.util.spec_from_file_location("suite", ROOT / "benchmarks" / "suite.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_suite_stream_is_defined_and_loads(suite):
+    for name in suite.STATIONARY + suite.DRIFTING + suite.REGRESSION:
+        task = STREAMS[name][0]
+        data = load_stream(name, 30)
+        assert len(data) == 30
+        ys = [y for _, y in data]
+        assert all(isinstance(y, float) for y in ys) if task == "reg" else len(set(ys)) >= 1
+
+
+def test_suite_covers_every_estimator_and_river_baseline(suite):
+    clf = list(suite.ours("clf")) + list(suite.rivers("clf"))
+    reg = list(suite.ours("reg")) + list(suite.rivers("reg"))
+    assert "MondrianForestClassifier" in clf and "MondrianForestRegressor" in reg
+    assert {"HoeffdingAdaptiveTreeClassifier", "ExtremelyFastDecisionTreeClassifier", "AMFClassifier"} <= set(clf)
+    assert {"OXTRegressor", "ARFRegressor"} <= set(reg)
+
+
+def test_suite_writes_records_tables_and_curves_then_resumes(suite, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.setattr(suite, "QUICK_N", 120)
+    args = ["--quick", "--streams", "phishing", "trumpapproval", "--out", str(tmp_path)]
+    assert suite.main(args) == 0
+    for name in ("phishing", "trumpapproval"):
+        record = json.loads((tmp_path / f"{name}.json").read_text())
+        assert record["n"] == 120 and len(record["results"]) == 6
+        for r in record["results"]:
+            assert r["curve"][-1][0] == 120 and r["samples_per_s"] > 0 and r["peak_memory"] > 0
+        assert (tmp_path / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    table = (tmp_path / "results.md").read_text()
+    assert "MondrianForest (ours)" in table and "OXT" in table and "x ARF" in table
+    csv_lines = (tmp_path / "results.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + 12 and "speed_vs_amf" in csv_lines[0]
+    # a second run finds both records and recomputes nothing
+    before = (tmp_path / "phishing.json").stat().st_mtime_ns
+    assert suite.main(args) == 0
+    assert (tmp_path / "phishing.json").stat().st_mtime_ns == before
