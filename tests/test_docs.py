@@ -12,6 +12,7 @@ compiled modules (`.pyx`) hold no ``>>>`` examples, which `test_no_examples_in_c
 keeps true, since pytest cannot collect doctests from them.
 """
 
+import importlib.util
 import os
 import pathlib
 import re
@@ -62,6 +63,37 @@ def test_docs_build_strict(tmp_path):
     assert "<!-- benchmark-suite -->" not in bench, "the suite marker was not replaced"
     for png in sorted((results / "suite").glob("*.png")):
         assert f"results/suite/{png.name}" in bench, png.name
+
+
+def _hooks(root):
+    """docs/hooks.py as a module, reading the results of the repository at `root`."""
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.ROOT = root
+    return module
+
+
+def test_benchmark_page_shows_whatever_the_suite_recorded(tmp_path):
+    hooks = _hooks(tmp_path)
+    assert "Not recorded yet" in hooks.suite_section("suite", "Full run")
+    suite = tmp_path / "benchmarks" / "results" / "suite"
+    suite.mkdir(parents=True)
+    (suite / "results.md").write_text(
+        "# Suite\n\n## Classification\n\n| a |\n|---|\n| 1 |\n\n![curve](elec.png)\n"
+    )
+    for stream in ("elec", "agrawal"):
+        (suite / f"{stream}.png").write_bytes(b"")
+    section = hooks.suite_section("suite", "Full run")
+    assert "# Suite" not in section  # the file's title gives way to ours
+    assert "#### Classification" in section  # its headings nest under ours
+    assert "![curve](benchmarks/results/suite/elec.png)" in section  # its links still resolve
+    for stream in ("agrawal", "elec"):
+        assert f"![{stream}](benchmarks/results/suite/{stream}.png)" in section
+    (suite.parent / "learn_many_speed.md").write_text("# speed\n")
+    (suite.parent / "old.md").write_text("# old\n")
+    others = hooks.other_results("[old](benchmarks/results/old.md)")
+    assert "benchmarks/results/learn_many_speed.md" in others and "old.md" not in others
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if CODE.search((DOCS / p).read_text("utf-8"))])
