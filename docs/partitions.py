@@ -1,0 +1,154 @@
+"""Draw the 2-D partition pictures of the documentation (run by hand, PNGs committed).
+
+    python docs/partitions.py            # writes docs/img/*.png
+
+`plot_partition(ax, model, ...)` draws the leaf cells of one tree of a trained forest over the
+forest's decision surface. It only needs what every compiled tree exposes through
+``tree.arrays()`` (``root``, ``left``, ``right``, ``feature``, ``threshold``) and the forest's
+``predict_proba_many``, so the pages of later forests can reuse it: add their picture to
+`FIGURES` below. If the tree also keeps the box of the data each node has seen (``lower`` and
+``upper``, as the Mondrian tree does), ``boxes=True`` draws those boxes too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+from river import datasets  # noqa: E402
+
+from river_forests import MondrianForestClassifier  # noqa: E402
+
+IMG = pathlib.Path(__file__).resolve().parent / "img"
+
+
+def leaf_cells(model, xlim, ylim, features=None, tree=0):
+    """The leaves of one tree as rectangles ``(node, x0, x1, y0, y1)`` clipped to the window.
+
+    `features` names the two plotted features (default: the first two the model registered).
+    """
+    names = list(model._core.features.names)
+    features = list(features or names[:2])
+    cols = [names.index(f) for f in features]
+    state = model.trees[tree].arrays()
+    left, right = state["left"], state["right"]
+    feature, threshold = state["feature"], state["threshold"]
+    cells = []
+    if state["root"] < 0:
+        return cells
+    stack = [(state["root"], xlim[0], xlim[1], ylim[0], ylim[1])]
+    while stack:
+        node, x0, x1, y0, y1 = stack.pop()
+        if left[node] < 0:
+            cells.append((node, x0, x1, y0, y1))
+            continue
+        f, t = feature[node], threshold[node]
+        if f == cols[0]:
+            stack.append((left[node], x0, min(x1, t), y0, y1))
+            stack.append((right[node], max(x0, t), x1, y0, y1))
+        elif f == cols[1]:
+            stack.append((left[node], x0, x1, y0, min(y1, t)))
+            stack.append((right[node], x0, x1, max(y0, t), y1))
+        else:  # a split on a feature that is not drawn: both sides cover the window
+            stack.append((left[node], x0, x1, y0, y1))
+            stack.append((right[node], x0, x1, y0, y1))
+    return [c for c in cells if c[1] < c[2] and c[3] < c[4]]
+
+
+def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, boxes=False,
+                   resolution=200, cmap="RdBu_r"):
+    """Draw tree `tree`'s leaf cells over the forest's decision surface on `ax`.
+
+    The background is the forest's probability of its second label (its first for a
+    one-label model); `points` is an optional ``(X, y)`` pair of arrays to scatter. Returns the
+    number of leaves drawn.
+    """
+    names = list(model._core.features.names)
+    features = list(features or names[:2])
+    gx, gy = np.meshgrid(np.linspace(*xlim, resolution), np.linspace(*ylim, resolution))
+    grid = pd.DataFrame({features[0]: gx.ravel(), features[1]: gy.ravel()})
+    proba = model.predict_proba_many(grid)
+    column = proba.columns[1] if proba.shape[1] > 1 else proba.columns[0]
+    ax.imshow(proba[column].to_numpy().reshape(gx.shape), origin="lower", cmap=cmap,
+              extent=(*xlim, *ylim), vmin=0.0, vmax=1.0, alpha=0.55, aspect="auto")
+    if points is not None:
+        X, y = points
+        labels = sorted(set(y), key=repr)
+        colors = plt.get_cmap(cmap)(np.linspace(0.05, 0.95, max(2, len(labels))))
+        for label, color in zip(labels, colors):
+            mask = np.asarray([v == label for v in y])
+            ax.scatter(X[mask, 0], X[mask, 1], s=3, color=color, edgecolors="none", alpha=0.8)
+    cells = leaf_cells(model, xlim, ylim, features, tree)
+    for _, x0, x1, y0, y1 in cells:
+        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=0.7, ec="black"))
+    state = model.trees[tree].arrays()
+    if boxes and "lower" in state:
+        cols = [names.index(f) for f in features]
+        for node, *_ in cells:
+            lo, hi = state["lower"][node, cols], state["upper"][node, cols]
+            if np.all(lo <= hi):
+                ax.add_patch(Rectangle(lo, *(hi - lo), fill=False, lw=0.7, ec="#2a9d2a", ls="--"))
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return len(cells)
+
+
+def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxes=False):
+    """Train `model` on `stream` and draw its partition at each checkpoint, in one row."""
+    fig, axes = plt.subplots(1, len(checkpoints), figsize=(4.2 * len(checkpoints), 4.4))
+    seen_x, seen_y, n = [], [], 0
+    stream = iter(stream)
+    for ax, stop in zip(axes, checkpoints):
+        for x, y in itertools.islice(stream, stop - n):
+            model.learn_one(x, y)
+            seen_x.append(list(x.values()))
+            seen_y.append(y)
+        n = stop
+        tree = model.trees[0]
+        leaves = plot_partition(ax, model, xlim, ylim, points=(np.asarray(seen_x), seen_y),
+                                boxes=boxes)
+        lifetime = getattr(tree, "current_lifetime", None)
+        label = f"n = {n:,}: {leaves} leaves"
+        if lifetime is not None:
+            label += f", lifetime {lifetime:.1f}"
+        ax.set_title(label, fontsize=10)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def mondrian():
+    pictures = [
+        ([100, 1000, 5300], "mondrian_partition.png", False,
+         "Mondrian forest on Bananas: leaf cells of tree 0 (black) over the forest's "
+         "P(label True) (colour)"),
+        ([30, 100, 300], "mondrian_boxes.png", True,
+         "Early in the stream: leaf cells (black) and the box of the data each leaf has seen "
+         "(green, dashed)"),
+    ]
+    for checkpoints, name, boxes, title in pictures:
+        partition_sequence(MondrianForestClassifier(n_estimators=10, seed=1), datasets.Bananas(),
+                           checkpoints, IMG / name, title, xlim=(-3.2, 3.2), ylim=(-3.2, 3.2),
+                           boxes=boxes)
+
+
+#: one function per forest page
+FIGURES = {"mondrian": mondrian}
+
+
+if __name__ == "__main__":
+    IMG.mkdir(exist_ok=True)
+    for draw in FIGURES.values():
+        draw()

@@ -1,0 +1,113 @@
+"""The documentation: it builds with zero warnings, offline, and its examples run.
+
+* `test_docs_build_strict` runs ``mkdocs build --strict`` (every warning is an error: broken
+  links, missing pages, docstrings mkdocstrings cannot parse) into a temporary directory and
+  checks that every page of the navigation and the recorded benchmark results are in the
+  output.
+* `test_docs_examples` runs the ```python blocks of each page in order, in one namespace per
+  page, like a notebook: the examples users copy are the examples the suite checks.
+
+Docstring examples are run by pytest's ``--doctest-modules`` (see pyproject.toml); the
+compiled modules (`.pyx`) hold no ``>>>`` examples, which `test_no_examples_in_compiled_code`
+keeps true, since pytest cannot collect doctests from them.
+"""
+
+import importlib.util
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+import river_forests
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
+CODE = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
+
+pytest.importorskip("mkdocs", reason="docs dependencies: pip install -e '.[docs]'")
+pytest.importorskip("mkdocstrings_handlers.python", reason="docs dependencies")
+
+
+def _built(site: pathlib.Path, page: str) -> pathlib.Path:
+    """Where mkdocs writes `page` (directory URLs: a/b.md -> a/b/index.html)."""
+    stem = page[: -len(".md")]
+    return site / ("index.html" if stem == "index" else f"{stem}/index.html")
+
+
+def test_docs_build_strict(tmp_path):
+    site = tmp_path / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    # the source tree first, so mkdocstrings documents this checkout
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "WARNING" not in proc.stderr, proc.stderr
+    for page in PAGES:
+        assert _built(site, page).is_file(), f"{page} was not built"
+    api = _built(site, "api.md").read_text(encoding="utf-8")
+    for name in river_forests.__all__:
+        assert f'id="river_forests.{name}"' in api, f"{name} is missing from the API page"
+    # the recorded results are published, and the benchmark page shows their picture
+    results = ROOT / "benchmarks" / "results"
+    for path in results.glob("*"):
+        if path.suffix in (".csv", ".png"):
+            assert (site / "benchmarks" / "results" / path.name).is_file(), path.name
+    bench = _built(site, "benchmarks.md").read_text(encoding="utf-8")
+    assert "<!-- benchmark-suite -->" not in bench, "the suite marker was not replaced"
+    for png in sorted((results / "suite").glob("*.png")):
+        assert f"results/suite/{png.name}" in bench, png.name
+
+
+def _hooks(root):
+    """docs/hooks.py as a module, reading the results of the repository at `root`."""
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.ROOT = root
+    return module
+
+
+def test_benchmark_page_shows_whatever_the_suite_recorded(tmp_path):
+    hooks = _hooks(tmp_path)
+    assert "Not recorded yet" in hooks.suite_section("suite", "Full run")
+    suite = tmp_path / "benchmarks" / "results" / "suite"
+    suite.mkdir(parents=True)
+    (suite / "results.md").write_text(
+        "# Suite\n\n## Classification\n\n| a |\n|---|\n| 1 |\n\n![curve](elec.png)\n"
+    )
+    for stream in ("elec", "agrawal"):
+        (suite / f"{stream}.png").write_bytes(b"")
+    section = hooks.suite_section("suite", "Full run")
+    assert "# Suite" not in section  # the file's title gives way to ours
+    assert "#### Classification" in section  # its headings nest under ours
+    assert "![curve](benchmarks/results/suite/elec.png)" in section  # its links still resolve
+    for stream in ("agrawal", "elec"):
+        assert f"![{stream}](benchmarks/results/suite/{stream}.png)" in section
+    (suite.parent / "learn_many_speed.md").write_text("# speed\n")
+    (suite.parent / "old.md").write_text("# old\n")
+    others = hooks.other_results("[old](benchmarks/results/old.md)")
+    assert "benchmarks/results/learn_many_speed.md" in others and "old.md" not in others
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if CODE.search((DOCS / p).read_text("utf-8"))])
+def test_docs_examples(page):
+    namespace = {"__name__": f"docs.{page}"}
+    for i, block in enumerate(CODE.findall((DOCS / page).read_text(encoding="utf-8"))):
+        exec(compile(block, f"{page} (python block {i + 1})", "exec"), namespace)
+
+
+def test_no_examples_in_compiled_code():
+    compiled = sorted((ROOT / "river_forests" / "_core").glob("*.pyx"))
+    assert compiled
+    for path in compiled:
+        assert ">>>" not in path.read_text(encoding="utf-8"), (
+            f"{path.name} has a doctest example that pytest cannot collect from a compiled "
+            "module: move it to a Python module's docstring or to the docs"
+        )
