@@ -182,6 +182,11 @@ def test_bad_target_raises_and_leaves_model_unchanged():
         clf.learn_many(pd.DataFrame({"x0": [0.1, 0.2]}), pd.Series([1, None], dtype=object))
     assert clf.predict_proba_one({"x0": 0.5}) == {}
     assert clf._core.features.names == []
+    # a bad label after new ones: no label and no feature of the batch is registered
+    with pytest.raises(TypeError):
+        clf.learn_many(pd.DataFrame({"x0": [0.1, 0.2, 0.3]}), pd.Series(["a", ["b"], "c"], dtype=object))
+    assert clf._core.labels == []
+    assert clf._core.features.names == []
 
 
 @pytest.mark.parametrize("cls", [MondrianForestClassifier, MondrianForestRegressor])
