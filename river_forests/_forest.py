@@ -133,7 +133,7 @@ class BaseForest(base.Estimator, abc.ABC):
         if not isinstance(X, pd.DataFrame):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
         try:
-            # one call for the whole frame: a per-column loop costs ~1 ms a batch
+            # one call for the whole frame: a per-column .iloc loop costs ~0.1 ms a column
             values = X.to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError):
             self._raise_non_numeric(X)
