@@ -135,6 +135,18 @@ def test_learn_many_equals_learn_one_loop(segments, params):
     assert list(many.predict_many(X)) == [one.predict_one(x) for x, _ in segments[:50]]
 
 
+def test_threaded_learn_many_equals_learn_one_loop(segments):
+    """Batches large enough for the thread pool, and more trees than threads."""
+    from river_forests import _forest
+
+    one, many = MondrianForestClassifier(n_estimators=7, seed=5), MondrianForestClassifier(n_estimators=7, seed=5)
+    for chunk in _batches(segments, max(_forest.PARALLEL_MIN_ROWS, 150)):
+        for x, y in chunk:
+            one.learn_one(x, y)
+        many.learn_many(pd.DataFrame([x for x, _ in chunk]), pd.Series([y for _, y in chunk]))
+    _same_state(one, many)
+
+
 def test_regressor_learn_many_equals_learn_one_loop(trump):
     one, many = MondrianForestRegressor(seed=3), MondrianForestRegressor(seed=3)
     for chunk in _batches(trump, 64):

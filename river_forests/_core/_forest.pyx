@@ -197,20 +197,22 @@ cdef class ForestCore:
                    Py_ssize_t n_tasks=1):
         """Learn every row in order; each tree sees exactly what `learn_one` calls would give
         it. Each tree learns the whole batch in one GIL-free call (its nodes stay in cache).
-        Trees are independent, so with an executor they are dealt into `n_tasks` groups run
-        in parallel threads, the calling thread running the first group itself."""
+        Trees are independent, so with an executor `n_tasks` threads (the calling thread
+        and n_tasks - 1 pool threads) take the trees one at a time from a shared queue: a
+        thread slowed by another process simply takes fewer trees."""
         cdef Py_ssize_t k = min(n_tasks, len(self.trees))
+        queue = iter(self.trees)  # next() runs under the GIL: each tree is taken once
 
-        def run(group):
-            for tree in group:
+        def run():
+            for tree in queue:
                 tree.learn_rows(X, y)
 
         if executor is None or k <= 1:
-            run(self.trees)
+            run()
             return
-        futures = [executor.submit(run, self.trees[i::k]) for i in range(1, k)]
+        futures = [executor.submit(run) for _ in range(1, k)]
         try:
-            run(self.trees[0::k])
+            run()
         finally:
             for future in futures:
                 future.result()
