@@ -135,6 +135,18 @@ def test_learn_many_equals_learn_one_loop(segments, params):
     assert list(many.predict_many(X)) == [one.predict_one(x) for x, _ in segments[:50]]
 
 
+def test_threaded_learn_many_equals_learn_one_loop(segments):
+    """Batches large enough for the thread pool, and more trees than threads."""
+    from river_forests import _forest
+
+    one, many = MondrianForestClassifier(n_estimators=7, seed=5), MondrianForestClassifier(n_estimators=7, seed=5)
+    for chunk in _batches(segments, max(_forest.PARALLEL_MIN_ROWS, 150)):
+        for x, y in chunk:
+            one.learn_one(x, y)
+        many.learn_many(pd.DataFrame([x for x, _ in chunk]), pd.Series([y for _, y in chunk]))
+    _same_state(one, many)
+
+
 def test_regressor_learn_many_equals_learn_one_loop(trump):
     one, many = MondrianForestRegressor(seed=3), MondrianForestRegressor(seed=3)
     for chunk in _batches(trump, 64):
@@ -181,6 +193,11 @@ def test_bad_target_raises_and_leaves_model_unchanged():
     with pytest.raises(ValueError):
         clf.learn_many(pd.DataFrame({"x0": [0.1, 0.2]}), pd.Series([1, None], dtype=object))
     assert clf.predict_proba_one({"x0": 0.5}) == {}
+    assert clf._core.features.names == []
+    # a bad label after new ones: no label and no feature of the batch is registered
+    with pytest.raises(TypeError):
+        clf.learn_many(pd.DataFrame({"x0": [0.1, 0.2, 0.3]}), pd.Series(["a", ["b"], "c"], dtype=object))
+    assert clf._core.labels == []
     assert clf._core.features.names == []
 
 

@@ -77,17 +77,35 @@ cdef class ForestCore:
         return v
 
     def encode_targets(self, ys, bint register):
-        """Targets of a batch as float64: class indices or checked regression targets."""
+        """Targets of a batch as float64: class indices or checked regression targets.
+
+        Every target is checked before any label is registered, so a failure leaves the
+        model unchanged. Labels new to the forest get the next indices in order of first
+        sight (registered only with `register`)."""
         cdef Py_ssize_t i, n = len(ys)
+        cdef dict new
         out = np.empty(n, dtype=np.float64)
         cdef double[::1] view = out
-        if self.classifier and register:
-            # check everything before registering anything
-            for y in ys:
-                if y is None:
-                    raise ValueError("a label in y is None; a classifier needs labels")
+        if not self.classifier:
+            for i in range(n):
+                view[i] = self._target(ys[i], False)
+            return out
+        new = {}
         for i in range(n):
-            view[i] = self._target(ys[i], register)
+            y = ys[i]
+            if y is None:
+                raise ValueError("a label in y is None; a classifier needs labels")
+            idx = self.label_index.get(y)
+            if idx is None:
+                idx = new.get(y)
+                if idx is None:
+                    idx = len(self.labels) + len(new)
+                    new[y] = idx
+            view[i] = <double><Py_ssize_t>idx
+        if register:
+            for y in new:
+                self.label_index[y] = len(self.labels)
+                self.labels.append(y)
         return out
 
     # ------------------------------------------------------------------ one sample
@@ -175,11 +193,26 @@ cdef class ForestCore:
                 view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
         return out
 
-    def learn_rows(self, const double[:, ::1] X, const double[::1] y, executor=None):
+    def learn_rows(self, const double[:, ::1] X, const double[::1] y, executor=None,
+                   Py_ssize_t n_tasks=1):
         """Learn every row in order; each tree sees exactly what `learn_one` calls would give
-        it. Trees are independent, so an executor may run them in parallel threads."""
-        if executor is None:
-            for tree in self.trees:
+        it. Each tree learns the whole batch in one GIL-free call (its nodes stay in cache).
+        Trees are independent, so with an executor `n_tasks` threads (the calling thread
+        and n_tasks - 1 pool threads) take the trees one at a time from a shared queue: a
+        thread slowed by another process simply takes fewer trees."""
+        cdef Py_ssize_t k = min(n_tasks, len(self.trees))
+        queue = iter(self.trees)  # next() runs under the GIL: each tree is taken once
+
+        def run():
+            for tree in queue:
                 tree.learn_rows(X, y)
-        else:
-            list(executor.map(lambda t: t.learn_rows(X, y), self.trees))
+
+        if executor is None or k <= 1:
+            run()
+            return
+        futures = [executor.submit(run) for _ in range(1, k)]
+        try:
+            run()
+        finally:
+            for future in futures:
+                future.result()

@@ -18,7 +18,6 @@ cdef class MondrianTree(Tree):
     # --- per feature (`feature_capacity` entries) ---
     cdef double* scale          # 1 / range of the root box at the last rescale (0 if no range)
     cdef double* snapshot       # the root range `scale` was computed from
-    cdef double* ext            # scratch: how far the current x lies outside the current box
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `lifetime` (False)
@@ -40,3 +39,13 @@ cdef class MondrianTree(Tree):
     cdef int split_above(self, int32_t node, const double* x, double time, double total,
                          double y, double w) except -1 nogil
     cdef int insert(self, const double* x, double y, double w) except -1 nogil
+
+
+cdef inline double extension(double v, double lo, double hi) noexcept nogil:
+    """How far `v` lies outside [lo, hi]: 0 inside, for a missing `v` or for an empty box."""
+    if v == v and lo <= hi:
+        if v < lo:
+            return lo - v
+        if v > hi:
+            return v - hi
+    return 0.0

@@ -38,7 +38,7 @@ import numpy as np
 
 from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (TASK_CLASSIFICATION, Tree, export_rows, export_vector, grow_array, import_rows,
-                     restride)
+                     prefetch_span, restride)
 
 
 cdef class MondrianTree(Tree):
@@ -68,7 +68,6 @@ cdef class MondrianTree(Tree):
         free(self.upper)
         free(self.scale)
         free(self.snapshot)
-        free(self.ext)
 
     # ---------------------------------------------------------------- storage hooks
 
@@ -87,11 +86,9 @@ cdef class MondrianTree(Tree):
         restride(&self.upper, self.capacity, old, capacity, -INFINITY)
         grow_array(<void**>&self.scale, capacity * sizeof(double))
         grow_array(<void**>&self.snapshot, capacity * sizeof(double))
-        grow_array(<void**>&self.ext, capacity * sizeof(double))
         for d in range(old, capacity):
             self.scale[d] = 0.0
             self.snapshot[d] = 0.0
-            self.ext[d] = 0.0
         return Tree._resize_features(self, capacity)
 
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
@@ -267,14 +264,16 @@ cdef class MondrianTree(Tree):
                          double y, double w) except -1 nogil:
         """Insert a parent above `node`, split off x into a new leaf (conditional Mondrian)."""
         cdef double u = rng_uniform(&self.rng) * total
-        cdef double acc = 0.0, v, lo, hi, thr
+        cdef double acc = 0.0, v, lo, hi, thr, e
         cdef int32_t d, dim = -1, p, s, pp
         cdef size_t rj, rp, rs
         cdef bint x_right
+        rj = <size_t>node * self.feature_capacity
         for d in range(self.n_features):
-            if self.ext[d] > 0.0 and self.scale[d] > 0.0:
+            e = extension(x[d], self.lower[rj + d], self.upper[rj + d])
+            if e > 0.0 and self.scale[d] > 0.0:
                 dim = d
-                acc += self.scale[d] * self.ext[d]
+                acc += self.scale[d] * e
                 if u < acc:
                     break
         p = self.add_node(self.parent[node])
@@ -328,57 +327,69 @@ cdef class MondrianTree(Tree):
         return 0
 
     cdef int insert(self, const double* x, double y, double w) except -1 nogil:
-        """Route x from the root, extending boxes and maybe splitting off x; update statistics."""
-        cdef int32_t j = self.root, d
-        cdef double parent_time = 0.0, total, v, lo, hi, e, node_time, size
-        cdef size_t row
+        """Route x from the root, extending boxes and maybe splitting off x; update statistics.
+
+        The hot loop of the tree. Updating a node changes neither its split nor its
+        children's weights, so the next node on the path is found before this one is
+        updated and its box rows, most of the bytes a walk reads, are requested first. The
+        per-feature distances are only summed here (`split_above`, rare, recomputes them);
+        at the node cap no split can happen, so they are not computed at all and a box is
+        only rewritten when x lies outside it."""
+        cdef int32_t j = self.root, d, nxt = -1
+        cdef int32_t n_features = self.n_features
+        cdef size_t stride = self.feature_capacity
+        cdef size_t row_bytes = <size_t>n_features * sizeof(double)
+        cdef double* lo_row
+        cdef double* hi_row
+        cdef const double* scale = self.scale
+        cdef double parent_time = 0.0, total, v, lo, hi, e, node_time
         cdef bint can_split = self.n_nodes + 2 <= self.max_nodes
-        cdef bint grew, outside
+        cdef bint grew, outside, leaf
         while True:
-            row = <size_t>j * self.feature_capacity
-            total = 0.0
-            outside = False  # x lies outside the box, or gives it its first value on a side
-            for d in range(self.n_features):
-                v = x[d]
-                e = 0.0
-                if v == v:
-                    lo = self.lower[row + d]
-                    hi = self.upper[row + d]
-                    if lo <= hi:
-                        if v < lo:
-                            e = lo - v
-                            outside = True
-                        elif v > hi:
-                            e = v - hi
-                            outside = True
-                    else:
+            lo_row = self.lower + <size_t>j * stride
+            hi_row = self.upper + <size_t>j * stride
+            leaf = self.left[j] < 0
+            if not leaf:
+                nxt = self.child(j, x)
+                prefetch_span(self.lower + <size_t>nxt * stride, row_bytes)
+                prefetch_span(self.upper + <size_t>nxt * stride, row_bytes)
+            # x lies outside the box, or gives it its first value on a side
+            outside = False
+            if can_split:
+                total = 0.0
+                for d in range(n_features):
+                    v = x[d]
+                    lo = lo_row[d]
+                    hi = hi_row[d]
+                    e = extension(v, lo, hi)
+                    if e > 0.0 or (v == v and not lo <= hi):
                         outside = True
-                self.ext[d] = e
-                total += self.scale[d] * e
-            if total > 0.0 and can_split:
-                node_time = self.tau[j] if self.left[j] >= 0 else self.lifetime
-                e = parent_time + rng_exponential(&self.rng, total)
-                if e < node_time:
-                    return self.split_above(j, x, e, total, y, w)
+                    total += scale[d] * e
+                if total > 0.0:
+                    node_time = self.lifetime if leaf else self.tau[j]
+                    e = parent_time + rng_exponential(&self.rng, total)
+                    if e < node_time:
+                        return self.split_above(j, x, e, total, y, w)
+            else:
+                for d in range(n_features):
+                    v = x[d]  # a NaN compares false
+                    outside |= (v < lo_row[d]) | (v > hi_row[d])
             grew = False
             if outside:
-                for d in range(self.n_features):
-                    v = x[d]
-                    if v == v:
-                        if v < self.lower[row + d]:
-                            self.lower[row + d] = v
-                            grew = True
-                        if v > self.upper[row + d]:
-                            self.upper[row + d] = v
-                            grew = True
+                for d in range(n_features):
+                    v = x[d]  # a NaN compares false: it never extends the box
+                    lo = lo_row[d]
+                    hi = hi_row[d]
+                    grew |= (v < lo) | (v > hi)
+                    lo_row[d] = v if v < lo else lo
+                    hi_row[d] = v if v > hi else hi
             self.add_stats(j, y, w)
-            if self.left[j] < 0:
-                if grew:
-                    size = self.leaf_size(j)
-                    self.propagate_rate(j, size - self.rate[j])
+            if leaf:
+                if grew:  # the leaf's box grew: so did its split rate
+                    self.propagate_rate(j, self.leaf_size(j) - self.rate[j])
                 return 0
             parent_time = self.tau[j]
-            j = self.child(j, x)
+            j = nxt
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
         cdef double new_lifetime
@@ -419,7 +430,7 @@ cdef class MondrianTree(Tree):
     def __sizeof__(self):
         return (Tree.__sizeof__(self)
                 + self.capacity * (2 + 2 * self.feature_capacity) * sizeof(double)
-                + 3 * self.feature_capacity * sizeof(double))
+                + 2 * self.feature_capacity * sizeof(double))
 
     cpdef dict get_state(self):
         cdef dict state = Tree.get_state(self)

@@ -82,3 +82,19 @@ cdef int restride(double** ptr, int32_t rows, int32_t old_stride, int32_t new_st
 cdef object export_vector(const double* ptr, int32_t n)
 cdef object export_rows(const double* ptr, int32_t rows, int32_t stride, int32_t cols)
 cdef int import_rows(double* ptr, object array, int32_t stride) except -1
+
+
+# --- cache hint shared by every tree kind: a walk asks for the next node's rows early ---
+cdef extern from *:
+    """
+    #define RF_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    """
+    void RF_PREFETCH(const void* p) noexcept nogil
+
+
+cdef inline void prefetch_span(const void* p, size_t n_bytes) noexcept nogil:
+    """Hint the CPU to start loading the 64-byte lines of `n_bytes` bytes from `p`."""
+    cdef size_t k = 0
+    while k < n_bytes:
+        RF_PREFETCH(<const char*>p + k)
+        k += 64
