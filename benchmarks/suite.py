@@ -228,8 +228,8 @@ def write_summary(out: Path, quick: bool, order: list[str]):
         "default parameters otherwise; river's regressors behind a StandardScaler. Column "
         "titles: HT, HAT, EFDT = river's Hoeffding, Hoeffding adaptive and extremely fast "
         "decision trees; ARF, AMF, OXT = river's adaptive random, Aggregated Mondrian and "
-        "online extra trees forests. **x ARF** and **x AMF** and **x AMF** are samples/s divided by river's "
-        "ARF's and AMF's measured on the same stream in the same run; the harness's own cost "
+        "online extra trees forests. Speeds (**x ARF**, **x AMF**) are samples/s divided by "
+        "river's ARF's or AMF's, measured on the same stream in the same run; the harness's own cost "
         "per sample is included for every model, so these ratios understate the gap. Peak "
         "memory is river's `_raw_memory_usage`, the largest of eleven samples along the stream.",
         "",
