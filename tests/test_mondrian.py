@@ -133,6 +133,40 @@ def test_forest_is_scale_invariant(segments):
     assert a.n_nodes == b.n_nodes
 
 
+def test_boxes_hold_their_points_at_a_large_offset():
+    """Boxes are float32 relative to each feature's first value, rounded outward: a feature
+    with a large offset (a timestamp, say) keeps the precision of its spread, and a point
+    just learned lies in every box on its path (boxes hold what a node saw since its
+    creation, so this is checked right after each learn)."""
+    offset = 1.7e9  # float32 steps are 128 wide here: without the origin every box would be
+    data = [({"t": offset + x["x0"], "u": x["x1"]}, y) for x, y in uniform_stream(3000, 2, seed=5)]
+    model = MondrianForestClassifier(n_estimators=3, seed=6)
+    checked = 0
+    for i, (x, y) in enumerate(data):
+        model.learn_one(x, y)
+        if i % 7:
+            continue
+        names = model._core.features.names
+        for tree in model.trees:
+            s = tree.arrays()
+            j = s["root"]
+            while True:
+                for c, name in enumerate(names):
+                    assert s["lower"][j, c] <= x[name] <= s["upper"][j, c]
+                checked += 1
+                if s["left"][j] < 0:
+                    break
+                j = s["left"][j] if x[names[s["feature"][j]]] <= s["threshold"][j] else s["right"][j]
+    assert checked > 3 * len(data) // 7 * 5, "the paths should be several nodes deep"
+    c = model._core.features.names.index("t")
+    for tree in model.trees:
+        s = tree.arrays()
+        _check_tree(s)
+        width = s["upper"][s["root"], c] - s["lower"][s["root"], c]
+        spread = max(x["t"] for x, _ in data) - min(x["t"] for x, _ in data)
+        assert spread <= width <= spread + 1e-5
+
+
 def test_regressor_predictive_distribution(trump):
     model = _grow(MondrianForestRegressor(n_estimators=5, seed=1), trump[:500])
     x = trump[600][0]

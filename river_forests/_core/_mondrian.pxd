@@ -11,13 +11,17 @@ cdef class MondrianTree(Tree):
     cdef double* tau            # split time of an interior node; +inf for a leaf
     cdef double* rate           # sum, over the leaves below (or the node itself if a leaf), of
                                 # the leaf's scaled linear dimension: its split rate
-    cdef double* lower          # `feature_capacity` columns per node: lower corner of the box of
-                                # data the node has seen (+inf where it has seen none)
-    cdef double* upper          # upper corner of that box (-inf where it has seen none)
+    cdef float* lower           # `feature_capacity` columns per node: lower corner of the box of
+                                # data the node has seen, relative to `origin`, rounded down
+                                # (+inf where it has seen none); see _box.pxd
+    cdef float* upper           # upper corner of that box, rounded up (-inf where it has seen none)
 
     # --- per feature (`feature_capacity` entries) ---
     cdef double* scale          # 1 / range of the root box at the last rescale (0 if no range)
     cdef double* snapshot       # the root range `scale` was computed from
+    cdef double* origin         # the first value the tree saw of the feature (NaN before): the
+                                # boxes' zero
+    cdef double* shifted        # scratch: the sample being learned, minus `origin` (NaN if missing)
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `lifetime` (False)
@@ -32,20 +36,13 @@ cdef class MondrianTree(Tree):
     cdef double leaf_size(self, int32_t node) noexcept nogil
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
     cdef int recompute_rates(self) except -1 nogil
-    cdef int maybe_rescale(self, const double* x) except -1 nogil
+    cdef void shift(self, const double* x) noexcept nogil
+    cdef bint stretch(self, int32_t node, const double* xs) noexcept nogil
+    cdef int maybe_rescale(self, const double* xs) except -1 nogil
     cdef int grow_lifetime(self, double new_lifetime) except -1 nogil
     cdef int32_t pick_leaf(self) noexcept nogil
     cdef int split_leaf(self, int32_t node, double time) except -1 nogil
-    cdef int split_above(self, int32_t node, const double* x, double time, double total,
-                         double y, double w) except -1 nogil
-    cdef int insert(self, const double* x, double y, double w) except -1 nogil
+    cdef int split_above(self, int32_t node, const double* x, const double* xs, double time,
+                         double total, double y, double w) except -1 nogil
+    cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil
 
-
-cdef inline double extension(double v, double lo, double hi) noexcept nogil:
-    """How far `v` lies outside [lo, hi]: 0 inside, for a missing `v` or for an empty box."""
-    if v == v and lo <= hi:
-        if v < lo:
-            return lo - v
-        if v > hi:
-            return v - hi
-    return 0.0

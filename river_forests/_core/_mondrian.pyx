@@ -36,6 +36,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
+from ._box cimport extension, round_down, round_up
 from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (TASK_CLASSIFICATION, Tree, export_rows, export_vector, grow_array, import_rows,
                      prefetch_span, restride)
@@ -68,6 +69,8 @@ cdef class MondrianTree(Tree):
         free(self.upper)
         free(self.scale)
         free(self.snapshot)
+        free(self.origin)
+        free(self.shifted)
 
     # ---------------------------------------------------------------- storage hooks
 
@@ -75,20 +78,24 @@ cdef class MondrianTree(Tree):
         cdef size_t n = capacity
         grow_array(<void**>&self.tau, n * sizeof(double))
         grow_array(<void**>&self.rate, n * sizeof(double))
-        grow_array(<void**>&self.lower, n * self.feature_capacity * sizeof(double))
-        grow_array(<void**>&self.upper, n * self.feature_capacity * sizeof(double))
+        grow_array(<void**>&self.lower, n * self.feature_capacity * sizeof(float))
+        grow_array(<void**>&self.upper, n * self.feature_capacity * sizeof(float))
         return Tree._resize_nodes(self, capacity)
 
     cdef int _resize_features(self, int32_t capacity) except -1 nogil:
         cdef int32_t old = self.feature_capacity
         cdef int32_t d
-        restride(&self.lower, self.capacity, old, capacity, INFINITY)
-        restride(&self.upper, self.capacity, old, capacity, -INFINITY)
+        cdef float empty_lower = INFINITY, empty_upper = -INFINITY
+        restride(<void**>&self.lower, sizeof(float), self.capacity, old, capacity, &empty_lower)
+        restride(<void**>&self.upper, sizeof(float), self.capacity, old, capacity, &empty_upper)
         grow_array(<void**>&self.scale, capacity * sizeof(double))
         grow_array(<void**>&self.snapshot, capacity * sizeof(double))
+        grow_array(<void**>&self.origin, capacity * sizeof(double))
+        grow_array(<void**>&self.shifted, capacity * sizeof(double))
         for d in range(old, capacity):
             self.scale[d] = 0.0
             self.snapshot[d] = 0.0
+            self.origin[d] = NAN
         return Tree._resize_features(self, capacity)
 
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
@@ -110,7 +117,7 @@ cdef class MondrianTree(Tree):
         cdef double s = 0.0, side
         cdef int32_t d
         for d in range(self.n_features):
-            side = self.upper[row + d] - self.lower[row + d]
+            side = <double>self.upper[row + d] - <double>self.lower[row + d]
             if side > 0.0:
                 s += self.scale[d] * side
         return s
@@ -146,8 +153,37 @@ cdef class MondrianTree(Tree):
         free(order)
         return 0
 
+    cdef void shift(self, const double* x) noexcept nogil:
+        """`shifted` = x - origin, a feature's first value becoming its origin."""
+        cdef int32_t d
+        cdef double v
+        for d in range(self.n_features):
+            v = x[d]
+            if v == v and self.origin[d] != self.origin[d]:
+                self.origin[d] = v
+            self.shifted[d] = v - self.origin[d]
+
+    cdef bint stretch(self, int32_t node, const double* xs) noexcept nogil:
+        """Stretch the node's box to hold the shifted point xs (missing values never do);
+        whether it grew."""
+        cdef float* lo = self.lower + <size_t>node * self.feature_capacity
+        cdef float* hi = self.upper + <size_t>node * self.feature_capacity
+        cdef int32_t d
+        cdef double v
+        cdef bint grew = False
+        for d in range(self.n_features):
+            v = xs[d]  # a NaN compares false
+            if v < lo[d]:
+                lo[d] = round_down(v)
+                grew = True
+            if v > hi[d]:
+                hi[d] = round_up(v)
+                grew = True
+        return grew
+
     cdef int maybe_rescale(self, const double* x) except -1 nogil:
-        """Refresh `scale` if x stretches a root range past `rescale_factor` times its snapshot."""
+        """Refresh `scale` if x (shifted) stretches a root range past `rescale_factor` times
+        its snapshot."""
         cdef size_t row = <size_t>self.root * self.feature_capacity
         cdef double lo, hi, v
         cdef int32_t d
@@ -240,7 +276,7 @@ cdef class MondrianTree(Tree):
         cdef double acc = 0.0, side
         cdef int32_t d, dim = -1, l, r
         for d in range(self.n_features):
-            side = self.upper[row + d] - self.lower[row + d]
+            side = <double>self.upper[row + d] - <double>self.lower[row + d]
             if side > 0.0 and self.scale[d] > 0.0:
                 dim = d
                 acc += self.scale[d] * side
@@ -250,8 +286,8 @@ cdef class MondrianTree(Tree):
         r = self.add_node(node)
         row = <size_t>node * self.feature_capacity
         self.feature[node] = dim
-        self.threshold[node] = self.lower[row + dim] + rng_uniform(&self.rng) * (
-            self.upper[row + dim] - self.lower[row + dim])
+        self.threshold[node] = self.origin[dim] + (self.lower[row + dim] + rng_uniform(&self.rng) * (
+            <double>self.upper[row + dim] - <double>self.lower[row + dim]))
         self.tau[node] = time
         self.left[node] = l
         self.right[node] = r
@@ -260,9 +296,10 @@ cdef class MondrianTree(Tree):
 
     # ---------------------------------------------------------------- one sample
 
-    cdef int split_above(self, int32_t node, const double* x, double time, double total,
-                         double y, double w) except -1 nogil:
-        """Insert a parent above `node`, split off x into a new leaf (conditional Mondrian)."""
+    cdef int split_above(self, int32_t node, const double* x, const double* xs, double time,
+                         double total, double y, double w) except -1 nogil:
+        """Insert a parent above `node`, split off x into a new leaf (conditional Mondrian).
+        `xs` is x shifted by `origin`, the units of the boxes."""
         cdef double u = rng_uniform(&self.rng) * total
         cdef double acc = 0.0, v, lo, hi, thr, e
         cdef int32_t d, dim = -1, p, s, pp
@@ -270,7 +307,7 @@ cdef class MondrianTree(Tree):
         cdef bint x_right
         rj = <size_t>node * self.feature_capacity
         for d in range(self.n_features):
-            e = extension(x[d], self.lower[rj + d], self.upper[rj + d])
+            e = extension(xs[d], self.lower[rj + d], self.upper[rj + d])
             if e > 0.0 and self.scale[d] > 0.0:
                 dim = d
                 acc += self.scale[d] * e
@@ -281,25 +318,20 @@ cdef class MondrianTree(Tree):
         rj = <size_t>node * self.feature_capacity
         rp = <size_t>p * self.feature_capacity
         rs = <size_t>s * self.feature_capacity
+        # the threshold in the units of x, between the box and x: the old points and x
+        # are routed by `child` on the original values
         v = x[dim]
-        hi = self.upper[rj + dim]
-        lo = self.lower[rj + dim]
-        x_right = v > hi
+        hi = self.origin[dim] + self.upper[rj + dim]
+        lo = self.origin[dim] + self.lower[rj + dim]
+        x_right = xs[dim] > self.upper[rj + dim]
         if x_right:
             thr = hi + rng_uniform(&self.rng) * (v - hi)
         else:
             thr = v + rng_uniform(&self.rng) * (lo - v)
-        memcpy(self.lower + rp, self.lower + rj, self.n_features * sizeof(double))
-        memcpy(self.upper + rp, self.upper + rj, self.n_features * sizeof(double))
-        for d in range(self.n_features):
-            v = x[d]
-            if v == v:
-                if v < self.lower[rp + d]:
-                    self.lower[rp + d] = v
-                if v > self.upper[rp + d]:
-                    self.upper[rp + d] = v
-                self.lower[rs + d] = v
-                self.upper[rs + d] = v
+        memcpy(self.lower + rp, self.lower + rj, self.n_features * sizeof(float))
+        memcpy(self.upper + rp, self.upper + rj, self.n_features * sizeof(float))
+        self.stretch(p, xs)
+        self.stretch(s, xs)
         self.tau[p] = time
         self.feature[p] = dim
         self.threshold[p] = thr
@@ -326,7 +358,7 @@ cdef class MondrianTree(Tree):
         self.add_stats(s, y, w)
         return 0
 
-    cdef int insert(self, const double* x, double y, double w) except -1 nogil:
+    cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil:
         """Route x from the root, extending boxes and maybe splitting off x; update statistics.
 
         The hot loop of the tree. Updating a node changes neither its split nor its
@@ -338,9 +370,9 @@ cdef class MondrianTree(Tree):
         cdef int32_t j = self.root, d, nxt = -1
         cdef int32_t n_features = self.n_features
         cdef size_t stride = self.feature_capacity
-        cdef size_t row_bytes = <size_t>n_features * sizeof(double)
-        cdef double* lo_row
-        cdef double* hi_row
+        cdef size_t row_bytes = <size_t>n_features * sizeof(float)
+        cdef const float* lo_row
+        cdef const float* hi_row
         cdef const double* scale = self.scale
         cdef double parent_time = 0.0, total, v, lo, hi, e, node_time
         cdef bint can_split = self.n_nodes + 2 <= self.max_nodes
@@ -358,7 +390,7 @@ cdef class MondrianTree(Tree):
             if can_split:
                 total = 0.0
                 for d in range(n_features):
-                    v = x[d]
+                    v = xs[d]
                     lo = lo_row[d]
                     hi = hi_row[d]
                     e = extension(v, lo, hi)
@@ -369,20 +401,12 @@ cdef class MondrianTree(Tree):
                     node_time = self.lifetime if leaf else self.tau[j]
                     e = parent_time + rng_exponential(&self.rng, total)
                     if e < node_time:
-                        return self.split_above(j, x, e, total, y, w)
+                        return self.split_above(j, x, xs, e, total, y, w)
             else:
                 for d in range(n_features):
-                    v = x[d]  # a NaN compares false
+                    v = xs[d]  # a NaN compares false
                     outside |= (v < lo_row[d]) | (v > hi_row[d])
-            grew = False
-            if outside:
-                for d in range(n_features):
-                    v = x[d]  # a NaN compares false: it never extends the box
-                    lo = lo_row[d]
-                    hi = hi_row[d]
-                    grew |= (v < lo) | (v > hi)
-                    lo_row[d] = v if v < lo else lo
-                    hi_row[d] = v if v > hi else hi
+            grew = outside and self.stretch(j, xs)
             self.add_stats(j, y, w)
             if leaf:
                 if grew:  # the leaf's box grew: so did its split rate
@@ -393,33 +417,26 @@ cdef class MondrianTree(Tree):
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
         cdef double new_lifetime
-        cdef int32_t d
-        cdef size_t row
         self.ensure_features(n_features)
         if self.task == TASK_CLASSIFICATION:
             self.ensure_values(<int32_t>y + 1)
         self.n_seen += 1
         if self.root < 0:
             self.root = self.add_node(-1)
+        self.shift(x)
         if self.n_seen <= self.warmup:
             # lifetime 0: the root only learns its box and statistics
-            row = <size_t>self.root * self.feature_capacity
-            for d in range(self.n_features):
-                if x[d] == x[d]:
-                    if x[d] < self.lower[row + d]:
-                        self.lower[row + d] = x[d]
-                    if x[d] > self.upper[row + d]:
-                        self.upper[row + d] = x[d]
+            self.stretch(self.root, self.shifted)
             self.add_stats(self.root, y, w)
             return 0
-        self.maybe_rescale(x)
+        self.maybe_rescale(self.shifted)
         if self.consistent:
             new_lifetime = self.lifetime_scale * pow(<double>self.n_seen, 1.0 / (self.n_features + 2))
         else:
             new_lifetime = self.fixed_lifetime
         if new_lifetime > self.lifetime:
             self.grow_lifetime(new_lifetime)
-        return self.insert(x, y, w)
+        return self.insert(x, self.shifted, y, w)
 
     # ---------------------------------------------------------------- introspection, pickling
 
@@ -427,10 +444,18 @@ cdef class MondrianTree(Tree):
     def current_lifetime(self):
         return self.lifetime
 
+    def arrays(self):
+        """The node storage as numpy arrays (a copy), boxes as float64 in the units of x."""
+        state = self.get_state()
+        origin = np.nan_to_num(state["origin"], nan=0.0)
+        for side in ("lower", "upper"):
+            state[side] = state[side].astype(np.float64) + origin
+        return state
+
     def __sizeof__(self):
         return (Tree.__sizeof__(self)
-                + self.capacity * (2 + 2 * self.feature_capacity) * sizeof(double)
-                + 2 * self.feature_capacity * sizeof(double))
+                + self.capacity * (2 * sizeof(double) + 2 * self.feature_capacity * sizeof(float))
+                + 4 * self.feature_capacity * sizeof(double))
 
     cpdef dict get_state(self):
         cdef dict state = Tree.get_state(self)
@@ -438,10 +463,11 @@ cdef class MondrianTree(Tree):
         state.update(
             tau=export_vector(self.tau, n),
             rate=export_vector(self.rate, n),
-            lower=export_rows(self.lower, n, self.feature_capacity, f),
-            upper=export_rows(self.upper, n, self.feature_capacity, f),
+            lower=export_rows(self.lower, np.float32, n, self.feature_capacity, f),
+            upper=export_rows(self.upper, np.float32, n, self.feature_capacity, f),
             scale=export_vector(self.scale, f),
             snapshot=export_vector(self.snapshot, f),
+            origin=export_vector(self.origin, f),
             consistent=self.consistent,
             lifetime=self.lifetime,
             fixed_lifetime=self.fixed_lifetime,
@@ -463,11 +489,12 @@ cdef class MondrianTree(Tree):
             for d in range(self.feature_capacity):
                 self.lower[<size_t>i * self.feature_capacity + d] = INFINITY
                 self.upper[<size_t>i * self.feature_capacity + d] = -INFINITY
-        import_rows(self.lower, state["lower"], self.feature_capacity)
-        import_rows(self.upper, state["upper"], self.feature_capacity)
+        import_rows(self.lower, np.float32, state["lower"], self.feature_capacity)
+        import_rows(self.upper, np.float32, state["upper"], self.feature_capacity)
         for d in range(f):
             self.scale[d] = state["scale"][d]
             self.snapshot[d] = state["snapshot"][d]
+            self.origin[d] = state["origin"][d]
         self.consistent = state["consistent"]
         self.lifetime = state["lifetime"]
         self.fixed_lifetime = state["fixed_lifetime"]

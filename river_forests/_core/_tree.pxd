@@ -77,11 +77,12 @@ cdef class Tree:
 
 # --- storage kernels shared by every tree kind ---
 cdef int grow_array(void** ptr, size_t n_bytes) except -1 nogil
-cdef int restride(double** ptr, int32_t rows, int32_t old_stride, int32_t new_stride,
-                  double fill) except -1 nogil
+# row-major (rows x stride) blocks of `item`-byte cells (float64 statistics, float32 boxes)
+cdef int restride(void** ptr, size_t item, int32_t rows, int32_t old_stride, int32_t new_stride,
+                  const void* fill) except -1 nogil
 cdef object export_vector(const double* ptr, int32_t n)
-cdef object export_rows(const double* ptr, int32_t rows, int32_t stride, int32_t cols)
-cdef int import_rows(double* ptr, object array, int32_t stride) except -1
+cdef object export_rows(const void* ptr, object dtype, int32_t rows, int32_t stride, int32_t cols)
+cdef int import_rows(void* ptr, object dtype, object array, int32_t stride) except -1
 
 
 # --- cache hint shared by every tree kind: a walk asks for the next node's rows early ---

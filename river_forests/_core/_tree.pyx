@@ -36,46 +36,53 @@ cdef int grow_array(void** ptr, size_t n_bytes) except -1 nogil:
     return 0
 
 
-cdef int restride(double** ptr, int32_t rows, int32_t old_stride, int32_t new_stride,
-                  double fill) except -1 nogil:
-    """Give a row-major (rows x old_stride) block `new_stride` columns, filling new ones."""
-    cdef double* mem
+cdef int restride(void** ptr, size_t item, int32_t rows, int32_t old_stride, int32_t new_stride,
+                  const void* fill) except -1 nogil:
+    """Give a row-major (rows x old_stride) block of `item`-byte cells `new_stride` columns,
+    copying the cell at `fill` into the new ones."""
+    cdef char* mem
+    cdef const char* src = <const char*>ptr[0]
     cdef int32_t i, j
     cdef int32_t keep = old_stride if old_stride < new_stride else new_stride
     if rows == 0 or new_stride == old_stride:
         return 0
-    mem = <double*>malloc(<size_t>rows * new_stride * sizeof(double))
+    mem = <char*>malloc(<size_t>rows * new_stride * item)
     if mem == NULL:
         with gil:
             raise MemoryError()
     for i in range(rows):
         if keep > 0:
-            memcpy(mem + <size_t>i * new_stride, ptr[0] + <size_t>i * old_stride, keep * sizeof(double))
+            memcpy(mem + <size_t>i * new_stride * item, src + <size_t>i * old_stride * item, keep * item)
         for j in range(keep, new_stride):
-            mem[<size_t>i * new_stride + j] = fill
+            memcpy(mem + (<size_t>i * new_stride + j) * item, fill, item)
     free(ptr[0])
     ptr[0] = mem
     return 0
 
 
-cdef object export_rows(const double* ptr, int32_t rows, int32_t stride, int32_t cols):
-    """Copy the first `cols` columns of a (rows x stride) block into a new numpy array."""
-    cdef cnp.ndarray[cnp.float64_t, ndim=2] out = np.empty((rows, cols), dtype=np.float64)
+cdef object export_rows(const void* ptr, object dtype, int32_t rows, int32_t stride, int32_t cols):
+    """Copy the first `cols` columns of a (rows x stride) block of `dtype` cells into a new
+    numpy array."""
+    cdef cnp.ndarray out = np.empty((rows, cols), dtype=dtype)
+    cdef size_t item = out.itemsize
+    cdef char* dst = <char*>cnp.PyArray_DATA(out)
     cdef int32_t i
-    for i in range(rows):
-        if cols > 0:
-            memcpy(&out[i, 0], ptr + <size_t>i * stride, cols * sizeof(double))
+    if cols > 0:
+        for i in range(rows):
+            memcpy(dst + <size_t>i * cols * item, <const char*>ptr + <size_t>i * stride * item, cols * item)
     return out
 
 
-cdef int import_rows(double* ptr, object array, int32_t stride) except -1:
-    """Copy a 2-D numpy array into the first columns of a (rows x stride) block."""
-    cdef cnp.ndarray[cnp.float64_t, ndim=2] a = np.ascontiguousarray(array, dtype=np.float64)
-    cdef int32_t i
-    cdef int32_t cols = a.shape[1]
-    for i in range(a.shape[0]):
-        if cols > 0:
-            memcpy(ptr + <size_t>i * stride, &a[i, 0], cols * sizeof(double))
+cdef int import_rows(void* ptr, object dtype, object array, int32_t stride) except -1:
+    """Copy a 2-D array (converted to `dtype`) into the first columns of a (rows x stride)
+    block of `dtype` cells."""
+    cdef cnp.ndarray a = np.ascontiguousarray(array, dtype=dtype)
+    cdef size_t item = a.itemsize
+    cdef const char* src = <const char*>cnp.PyArray_DATA(a)
+    cdef int32_t i, rows = a.shape[0], cols = a.shape[1]
+    if cols > 0:
+        for i in range(rows):
+            memcpy(<char*>ptr + <size_t>i * stride * item, src + <size_t>i * cols * item, cols * item)
     return 0
 
 
@@ -163,7 +170,8 @@ cdef class Tree:
         return 0
 
     cdef int _resize_values(self, int32_t stride) except -1 nogil:
-        restride(&self.value, self.capacity, self.value_stride, stride, 0.0)
+        cdef double zero = 0.0
+        restride(<void**>&self.value, sizeof(double), self.capacity, self.value_stride, stride, &zero)
         self.value_stride = stride
         return 0
 
@@ -340,7 +348,7 @@ cdef class Tree:
             "feature": _export_i32(self.feature, n),
             "threshold": export_vector(self.threshold, n),
             "weight": export_vector(self.weight, n),
-            "value": export_rows(self.value, n, self.value_stride, self.n_values),
+            "value": export_rows(self.value, np.float64, n, self.value_stride, self.n_values),
         }
 
     cpdef set_state(self, dict state):
@@ -376,7 +384,7 @@ cdef class Tree:
             self.threshold[i] = threshold[i]
             self.weight[i] = weight[i]
         memset(self.value, 0, <size_t>n * self.value_stride * sizeof(double))
-        import_rows(self.value, state["value"], self.value_stride)
+        import_rows(self.value, np.float64, state["value"], self.value_stride)
 
     def __reduce__(self):
         return (_rebuild_tree, (type(self), self.get_state()))
