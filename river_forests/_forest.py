@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from river import base, proba
 
+from ._core._features import MAX_ABS_VALUE
 from ._core._forest import ForestCore
 from ._core._random import tree_seed
 
@@ -164,7 +165,7 @@ class BaseForest(base.Estimator, abc.ABC):
 
     def _place(self, values, names, register):
         """`values` (columns `names`) as a new C-contiguous array in the registry's column
-        order: NaN for the registry's other columns and for non-finite values."""
+        order: NaN for the registry's other columns and for missing values (see `_features`)."""
         cols = self._core.features.columns(names, register)
         width = len(self._core.features)
         if len(cols) == width and (cols == np.arange(width)).all():
@@ -173,7 +174,8 @@ class BaseForest(base.Estimator, abc.ABC):
             out = np.full((len(values), width), np.nan)
             known = cols >= 0
             out[:, cols[known]] = values[:, known]
-        out[~np.isfinite(out)] = np.nan
+        with np.errstate(invalid="ignore"):
+            out[~(np.abs(out) <= MAX_ABS_VALUE)] = np.nan  # NaN, +/-inf or too large: missing
         return out
 
     def _learn_batch(self, X: pd.DataFrame, y) -> None:

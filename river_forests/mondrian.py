@@ -86,8 +86,8 @@ _ALGO_DOC = """
     grows, leaves split inside their box at a rate equal to their linear dimension, driven by
     one exponential clock per tree and a top-down choice of the leaf (ExtendMondrian). Side
     lengths are measured relative to the range of the tree's root box, so the forest does not
-    care about the units of the features (no scaler is needed). Missing features, None, NaN and
-    infinities are "missing": they never stretch a box, and a missing split feature sends the
+    care about the units of the features (no scaler is needed). Missing features, None, NaN,
+    infinities and values beyond +/-1e38 are "missing": they never stretch a box, and a missing split feature sends the
     sample to the child that has seen more data.
 """
 

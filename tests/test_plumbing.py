@@ -120,8 +120,10 @@ def test_learn_many_equals_learn_one_loop(segments, params):
     for chunk in _batches(segments, 37):
         cols = rng.sample(features, rng.randint(2, len(features)))  # features come and go
         xs = [{c: x[c] for c in cols} for x, _ in chunk]
-        # a few missing values inside the batch
+        # a few missing values inside the batch: NaN, an infinity, a value too large for a box
         xs[0][cols[0]] = float("nan")
+        xs[1][cols[1]] = float("inf")
+        xs[2][cols[0]] = -1e300
         ys = [y for _, y in chunk]
         for x, y in zip(xs, ys):
             one.learn_one(x, y)
@@ -215,6 +217,8 @@ def test_nan_none_and_inf_do_not_corrupt(cls):
             x["x2"] = float("inf") if rng.random() < 0.5 else -float("inf")
         elif r < 0.25:
             x["x0"] = None
+        elif r < 0.27:  # finite, but beyond what a float32 box holds: missing too
+            x["x0"] = 1e300 if rng.random() < 0.5 else -1e300
         model.learn_one(x, y)
     for tree in model.trees:
         s = tree.arrays()

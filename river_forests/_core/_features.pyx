@@ -4,14 +4,20 @@ A feature seen for the first time gets the next column; several new features arr
 same call are registered in a canonical order (sorted by ``repr``), so the columns a model uses
 never depend on the order of a dict's keys. Missing features, ``None``, NaN and +/-inf are all
 stored as NaN, which the trees treat as "missing" (never used to grow a box or pick a side by
-threshold). A value that is not a real number raises a ``TypeError`` naming the feature before
+threshold); so is a finite value beyond +/-``MAX_ABS_VALUE`` (1e38), which the trees' float32
+boxes could not hold. A value that is not a real number raises a ``TypeError`` naming the feature before
 anything is registered, so the model is left unchanged.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.math cimport NAN, isfinite
+from libc.math cimport NAN, fabs
 
 import numpy as np
+
+cdef double MAX_ABS = 1e38
+#: values beyond +/- this are missing: a float32 box side (relative to the feature's first
+#: value, see _box.pxd) holds differences up to 3.4e38
+MAX_ABS_VALUE = MAX_ABS
 
 
 cdef inline double _as_double(object key, object value) except? -1.0:
@@ -73,7 +79,7 @@ cdef class FeatureRegistry:
             self.buf[i] = NAN
         for key, value in x.items():
             v = _as_double(key, value)
-            if not isfinite(v):
+            if not fabs(v) <= MAX_ABS:  # NaN, +/-inf, or too large for a box
                 v = NAN
             col = self.index.get(key)
             if col is not None:
