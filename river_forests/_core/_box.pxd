@@ -9,18 +9,31 @@
 # exact one. Half the bytes of float64 boxes: twice the nodes in the same memory, and half
 # the memory traffic of a root-to-leaf walk, most of whose bytes are box rows.
 
-from libc.math cimport INFINITY
-
-
-cdef extern from "<math.h>" nogil:
-    float nextafterf(float x, float y)
+# The float32 next to a finite or infinite float32 f, by its bits: what nextafterf(f, -inf)
+# and nextafterf(f, +inf) give, without a libm call per value. (Neither is ever asked to
+# step past an infinity: round_down steps only from an f above a finite v, round_up only
+# from an f below one.)
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    static inline float rf_step(float f, int up) {
+        uint32_t u;
+        if (f == 0.0f) return up ? 1.40129846e-45f : -1.40129846e-45f;
+        memcpy(&u, &f, sizeof u);
+        u += ((f > 0.0f) == (up != 0)) ? 1u : (uint32_t)-1;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    """
+    float rf_step(float f, int up) noexcept nogil
 
 
 cdef inline float round_down(double v) noexcept nogil:
     """The largest float32 <= v."""
     cdef float f = <float>v
     if <double>f > v:
-        f = nextafterf(f, -INFINITY)
+        f = rf_step(f, 0)
     return f
 
 
@@ -28,7 +41,7 @@ cdef inline float round_up(double v) noexcept nogil:
     """The smallest float32 >= v."""
     cdef float f = <float>v
     if <double>f < v:
-        f = nextafterf(f, INFINITY)
+        f = rf_step(f, 1)
     return f
 
 
@@ -40,3 +53,42 @@ cdef inline double extension(double v, double lo, double hi) noexcept nogil:
         if v > hi:
             return v - hi
     return 0.0
+
+
+# A point against a float32 box, in float32 only. For a float32 side s and a float64 value v,
+# v < s exactly when round_down(v) < s, and v > s exactly when round_up(v) > s; so a point
+# bracketed once (`bracket`) is tested against every box on its path without converting a
+# side to float64, in loops the compiler vectorizes, with the same answers as float64 tests.
+
+cdef inline void bracket(const double* v, float* below, float* above, int n) noexcept nogil:
+    """below[d] = round_down(v[d]), above[d] = round_up(v[d]); NaN (missing) stays NaN."""
+    cdef int d
+    for d in range(n):
+        below[d] = round_down(v[d])
+        above[d] = round_up(v[d])
+
+
+cdef inline bint outside(const float* below, const float* above, const float* lo,
+                         const float* hi, int n) noexcept nogil:
+    """Whether the bracketed point lies outside [lo, hi] on some side, or gives an empty side
+    (lo = +inf, hi = -inf) its first value; a missing value never does."""
+    cdef int d
+    cdef int out = 0
+    for d in range(n):
+        out |= (below[d] < lo[d]) | (above[d] > hi[d])
+    return out != 0
+
+
+cdef inline bint stretch_box(float* lo, float* hi, const float* below, const float* above,
+                             int n) noexcept nogil:
+    """Stretch [lo, hi] to hold the bracketed point (rounded outward); whether it grew."""
+    cdef int d
+    cdef bint grew = False
+    for d in range(n):
+        if below[d] < lo[d]:
+            lo[d] = below[d]
+            grew = True
+        if above[d] > hi[d]:
+            hi[d] = above[d]
+            grew = True
+    return grew

@@ -22,6 +22,8 @@ cdef class MondrianTree(Tree):
     cdef double* origin         # the first value the tree saw of the feature (NaN before): the
                                 # boxes' zero
     cdef double* shifted        # scratch: the sample being learned, minus `origin` (NaN if missing)
+    cdef float* below           # scratch: `shifted` rounded down to float32 (see _box.bracket)
+    cdef float* above           # scratch: `shifted` rounded up to float32
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `lifetime` (False)
@@ -37,7 +39,7 @@ cdef class MondrianTree(Tree):
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
     cdef int recompute_rates(self) except -1 nogil
     cdef void shift(self, const double* x) noexcept nogil
-    cdef bint stretch(self, int32_t node, const double* xs) noexcept nogil
+    cdef bint stretch(self, int32_t node) noexcept nogil
     cdef int maybe_rescale(self, const double* xs) except -1 nogil
     cdef int grow_lifetime(self, double new_lifetime) except -1 nogil
     cdef int32_t pick_leaf(self) noexcept nogil

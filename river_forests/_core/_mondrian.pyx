@@ -36,10 +36,10 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from ._box cimport extension, round_down, round_up
+from ._box cimport bracket, extension, outside, stretch_box
 from ._random cimport rng_exponential, rng_uniform
-from ._tree cimport (TASK_CLASSIFICATION, Tree, export_rows, export_vector, grow_array, import_rows,
-                     prefetch_span, restride)
+from ._tree cimport (TASK_CLASSIFICATION, Tree, add_stats, child, export_rows, export_vector,
+                     grow_array, import_rows, prefetch_span, restride)
 
 
 cdef class MondrianTree(Tree):
@@ -71,6 +71,8 @@ cdef class MondrianTree(Tree):
         free(self.snapshot)
         free(self.origin)
         free(self.shifted)
+        free(self.below)
+        free(self.above)
 
     # ---------------------------------------------------------------- storage hooks
 
@@ -92,6 +94,8 @@ cdef class MondrianTree(Tree):
         grow_array(<void**>&self.snapshot, capacity * sizeof(double))
         grow_array(<void**>&self.origin, capacity * sizeof(double))
         grow_array(<void**>&self.shifted, capacity * sizeof(double))
+        grow_array(<void**>&self.below, capacity * sizeof(float))
+        grow_array(<void**>&self.above, capacity * sizeof(float))
         for d in range(old, capacity):
             self.scale[d] = 0.0
             self.snapshot[d] = 0.0
@@ -154,7 +158,8 @@ cdef class MondrianTree(Tree):
         return 0
 
     cdef void shift(self, const double* x) noexcept nogil:
-        """`shifted` = x - origin, a feature's first value becoming its origin."""
+        """`shifted` = x - origin, a feature's first value becoming its origin, and its
+        float32 bracket `below` / `above`, what the box tests use."""
         cdef int32_t d
         cdef double v
         for d in range(self.n_features):
@@ -162,24 +167,14 @@ cdef class MondrianTree(Tree):
             if v == v and self.origin[d] != self.origin[d]:
                 self.origin[d] = v
             self.shifted[d] = v - self.origin[d]
+        bracket(self.shifted, self.below, self.above, self.n_features)
 
-    cdef bint stretch(self, int32_t node, const double* xs) noexcept nogil:
-        """Stretch the node's box to hold the shifted point xs (missing values never do);
+    cdef bint stretch(self, int32_t node) noexcept nogil:
+        """Stretch the node's box to hold the sample being learned (missing values never do);
         whether it grew."""
-        cdef float* lo = self.lower + <size_t>node * self.feature_capacity
-        cdef float* hi = self.upper + <size_t>node * self.feature_capacity
-        cdef int32_t d
-        cdef double v
-        cdef bint grew = False
-        for d in range(self.n_features):
-            v = xs[d]  # a NaN compares false
-            if v < lo[d]:
-                lo[d] = round_down(v)
-                grew = True
-            if v > hi[d]:
-                hi[d] = round_up(v)
-                grew = True
-        return grew
+        cdef size_t row = <size_t>node * self.feature_capacity
+        return stretch_box(self.lower + row, self.upper + row, self.below, self.above,
+                           self.n_features)
 
     cdef int maybe_rescale(self, const double* x) except -1 nogil:
         """Refresh `scale` if x (shifted) stretches a root range past `rescale_factor` times
@@ -187,22 +182,16 @@ cdef class MondrianTree(Tree):
         cdef size_t row = <size_t>self.root * self.feature_capacity
         cdef double lo, hi, v
         cdef int32_t d
-        cdef bint stale = False
+        cdef int stale = 0
         for d in range(self.n_features):
+            # branch-free, every sample: a missing v counts for nothing, and an empty side
+            # (+inf, -inf) stretched to a present v spans 0
             v = x[d]
-            if v != v:
-                continue
             lo = self.lower[row + d]
             hi = self.upper[row + d]
-            if lo > hi:
-                continue
-            if v < lo:
-                lo = v
-            if v > hi:
-                hi = v
-            if hi - lo > self.snapshot[d] * self.rescale_factor:
-                stale = True
-                break
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
+            stale |= (v == v) & (hi - lo > self.snapshot[d] * self.rescale_factor)
         if not stale:
             return 0
         for d in range(self.n_features):
@@ -330,8 +319,8 @@ cdef class MondrianTree(Tree):
             thr = v + rng_uniform(&self.rng) * (lo - v)
         memcpy(self.lower + rp, self.lower + rj, self.n_features * sizeof(float))
         memcpy(self.upper + rp, self.upper + rj, self.n_features * sizeof(float))
-        self.stretch(p, xs)
-        self.stretch(s, xs)
+        self.stretch(p)
+        self.stretch(s)
         self.tau[p] = time
         self.feature[p] = dim
         self.threshold[p] = thr
@@ -354,8 +343,8 @@ cdef class MondrianTree(Tree):
         else:
             self.left[p] = s
             self.right[p] = node
-        self.add_stats(p, y, w)
-        self.add_stats(s, y, w)
+        add_stats(self, p, y, w)
+        add_stats(self, s, y, w)
         return 0
 
     cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil:
@@ -363,51 +352,43 @@ cdef class MondrianTree(Tree):
 
         The hot loop of the tree. Updating a node changes neither its split nor its
         children's weights, so the next node on the path is found before this one is
-        updated and its box rows, most of the bytes a walk reads, are requested first. The
-        per-feature distances are only summed here (`split_above`, rare, recomputes them);
-        at the node cap no split can happen, so they are not computed at all and a box is
-        only rewritten when x lies outside it."""
+        updated and its box rows, most of the bytes a walk reads, are requested first. Whether
+        x lies outside a box is decided in float32 on its bracket (`_box.outside`); only then
+        are the per-feature distances summed in float64 (`split_above`, rare, recomputes them
+        to choose the dimension), and at the node cap, where no split can happen, never."""
         cdef int32_t j = self.root, d, nxt = -1
         cdef int32_t n_features = self.n_features
         cdef size_t stride = self.feature_capacity
         cdef size_t row_bytes = <size_t>n_features * sizeof(float)
         cdef const float* lo_row
         cdef const float* hi_row
+        cdef const float* below = self.below
+        cdef const float* above = self.above
         cdef const double* scale = self.scale
-        cdef double parent_time = 0.0, total, v, lo, hi, e, node_time
+        cdef double parent_time = 0.0, total, e, node_time
         cdef bint can_split = self.n_nodes + 2 <= self.max_nodes
-        cdef bint grew, outside, leaf
+        cdef bint grew, out, leaf
         while True:
             lo_row = self.lower + <size_t>j * stride
             hi_row = self.upper + <size_t>j * stride
             leaf = self.left[j] < 0
             if not leaf:
-                nxt = self.child(j, x)
+                nxt = child(self, j, x)
                 prefetch_span(self.lower + <size_t>nxt * stride, row_bytes)
                 prefetch_span(self.upper + <size_t>nxt * stride, row_bytes)
             # x lies outside the box, or gives it its first value on a side
-            outside = False
-            if can_split:
+            out = outside(below, above, lo_row, hi_row, n_features)
+            if out and can_split:
                 total = 0.0
                 for d in range(n_features):
-                    v = xs[d]
-                    lo = lo_row[d]
-                    hi = hi_row[d]
-                    e = extension(v, lo, hi)
-                    if e > 0.0 or (v == v and not lo <= hi):
-                        outside = True
-                    total += scale[d] * e
+                    total += scale[d] * extension(xs[d], lo_row[d], hi_row[d])
                 if total > 0.0:
                     node_time = self.lifetime if leaf else self.tau[j]
                     e = parent_time + rng_exponential(&self.rng, total)
                     if e < node_time:
                         return self.split_above(j, x, xs, e, total, y, w)
-            else:
-                for d in range(n_features):
-                    v = xs[d]  # a NaN compares false
-                    outside |= (v < lo_row[d]) | (v > hi_row[d])
-            grew = outside and self.stretch(j, xs)
-            self.add_stats(j, y, w)
+            grew = out and self.stretch(j)
+            add_stats(self, j, y, w)
             if leaf:
                 if grew:  # the leaf's box grew: so did its split rate
                     self.propagate_rate(j, self.leaf_size(j) - self.rate[j])
@@ -426,8 +407,8 @@ cdef class MondrianTree(Tree):
         self.shift(x)
         if self.n_seen <= self.warmup:
             # lifetime 0: the root only learns its box and statistics
-            self.stretch(self.root, self.shifted)
-            self.add_stats(self.root, y, w)
+            self.stretch(self.root)
+            add_stats(self, self.root, y, w)
             return 0
         self.maybe_rescale(self.shifted)
         if self.consistent:

@@ -62,10 +62,8 @@ cdef class Tree:
     cdef double draw_weight(self) noexcept nogil
     cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil
-    cdef void add_stats(self, int32_t node, double y, double w) noexcept nogil
 
     # prediction
-    cdef int32_t child(self, int32_t node, const double* x) noexcept nogil
     cdef int32_t descend(self, const double* x) noexcept nogil
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil
     cdef void blend_path(self, int32_t depth, double* out, int32_t n_out) noexcept nogil
@@ -73,6 +71,29 @@ cdef class Tree:
     # pickling
     cpdef dict get_state(self)
     cpdef set_state(self, dict state)
+
+
+# --- per-node kernels shared by every tree kind, inlined into each hot loop (a virtual call
+# per node would cost as much as the work) ---
+cdef inline int32_t child(Tree tree, int32_t node, const double* x) noexcept nogil:
+    """The child of interior `node` that `x` goes to; a missing value goes to the heavier side."""
+    cdef double v = x[tree.feature[node]]
+    cdef int32_t l = tree.left[node]
+    cdef int32_t r = tree.right[node]
+    if v != v:
+        return l if tree.weight[l] >= tree.weight[r] else r
+    return l if v <= tree.threshold[node] else r
+
+
+cdef inline void add_stats(Tree tree, int32_t node, double y, double w) noexcept nogil:
+    """Count a sample of target `y` (class index or value) and weight `w` in `node`."""
+    cdef double* v = tree.value + <size_t>node * tree.value_stride
+    tree.weight[node] += w
+    if tree.task == TASK_CLASSIFICATION:
+        v[<int32_t>y] += w
+    else:
+        v[0] += w * y
+        v[1] += w * y * y
 
 
 # --- storage kernels shared by every tree kind ---

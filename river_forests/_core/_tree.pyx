@@ -223,25 +223,7 @@ cdef class Tree:
         with gil:
             raise NotImplementedError
 
-    cdef void add_stats(self, int32_t node, double y, double w) noexcept nogil:
-        cdef double* v = self.value + <size_t>node * self.value_stride
-        self.weight[node] += w
-        if self.task == TASK_CLASSIFICATION:
-            v[<int32_t>y] += w
-        else:
-            v[0] += w * y
-            v[1] += w * y * y
-
     # ---------------------------------------------------------------- prediction
-
-    cdef int32_t child(self, int32_t node, const double* x) noexcept nogil:
-        """The child of interior `node` that `x` goes to; a missing value goes to the heavier side."""
-        cdef double v = x[self.feature[node]]
-        cdef int32_t l = self.left[node]
-        cdef int32_t r = self.right[node]
-        if v != v:
-            return l if self.weight[l] >= self.weight[r] else r
-        return l if v <= self.threshold[node] else r
 
     cdef int32_t descend(self, const double* x) noexcept nogil:
         """Walk from the root to the leaf of `x`, recording the nodes in `path`; return its length."""
@@ -252,7 +234,7 @@ cdef class Tree:
             depth += 1
             if self.left[j] < 0:
                 break
-            j = self.child(j, x)
+            j = child(self, j, x)
         return depth
 
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
