@@ -10,39 +10,46 @@
 # the memory traffic of a root-to-leaf walk, most of whose bytes are box rows.
 
 # The float32 next to a finite or infinite float32 f, by its bits: what nextafterf(f, -inf)
-# and nextafterf(f, +inf) give, without a libm call per value. (Neither is ever asked to
-# step past an infinity: round_down steps only from an f above a finite v, round_up only
-# from an f below one.)
+# and nextafterf(f, +inf) give, without a libm call per value, and the rounding written
+# with selects rather than branches (whether a value rounds up or down is a coin toss the
+# branch predictor would lose). Neither is ever asked to step past an infinity: round_down
+# steps only from an f above a finite v, round_up only from an f below one.
 cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
     static inline float rf_step(float f, int up) {
         uint32_t u;
-        if (f == 0.0f) return up ? 1.40129846e-45f : -1.40129846e-45f;
+        float g;
         memcpy(&u, &f, sizeof u);
         u += ((f > 0.0f) == (up != 0)) ? 1u : (uint32_t)-1;
-        memcpy(&f, &u, sizeof f);
-        return f;
+        u = (f == 0.0f) ? (up ? 0x00000001u : 0x80000001u) : u;
+        memcpy(&g, &u, sizeof g);
+        return g;
+    }
+    static inline float rf_round_down(double v) {
+        float f = (float)v;
+        float g = rf_step(f, 0);
+        return ((double)f > v) ? g : f;
+    }
+    static inline float rf_round_up(double v) {
+        float f = (float)v;
+        float g = rf_step(f, 1);
+        return ((double)f < v) ? g : f;
     }
     """
-    float rf_step(float f, int up) noexcept nogil
+    float rf_round_down(double v) noexcept nogil
+    float rf_round_up(double v) noexcept nogil
 
 
 cdef inline float round_down(double v) noexcept nogil:
-    """The largest float32 <= v."""
-    cdef float f = <float>v
-    if <double>f > v:
-        f = rf_step(f, 0)
-    return f
+    """The largest float32 <= v (NaN for NaN)."""
+    return rf_round_down(v)
 
 
 cdef inline float round_up(double v) noexcept nogil:
-    """The smallest float32 >= v."""
-    cdef float f = <float>v
-    if <double>f < v:
-        f = rf_step(f, 1)
-    return f
+    """The smallest float32 >= v (NaN for NaN)."""
+    return rf_round_up(v)
 
 
 cdef inline double extension(double v, double lo, double hi) noexcept nogil:
@@ -66,6 +73,17 @@ cdef inline void bracket(const double* v, float* below, float* above, int n) noe
     for d in range(n):
         below[d] = round_down(v[d])
         above[d] = round_up(v[d])
+
+
+cdef enum:
+    BOX_LANES = 4  # float32 compares per SSE instruction
+
+
+cdef inline int padded(int n) noexcept nogil:
+    """`n` rounded up to a multiple of BOX_LANES. A tree whose feature stride is a multiple of
+    BOX_LANES, and whose bracket holds NaN past its features, can test boxes on the padded
+    width: the loop then has no scalar remainder, and the padding never counts as outside."""
+    return (n + BOX_LANES - 1) & ~(BOX_LANES - 1)
 
 
 cdef inline bint outside(const float* below, const float* above, const float* lo,

@@ -36,7 +36,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from ._box cimport bracket, extension, outside, stretch_box
+from ._box cimport bracket, extension, outside, padded, stretch_box
 from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (TASK_CLASSIFICATION, Tree, add_stats, child, export_rows, export_vector,
                      grow_array, import_rows, prefetch_span, restride)
@@ -100,6 +100,8 @@ cdef class MondrianTree(Tree):
             self.scale[d] = 0.0
             self.snapshot[d] = 0.0
             self.origin[d] = NAN
+            self.below[d] = NAN  # the padding of the box tests (_box.padded)
+            self.above[d] = NAN
         return Tree._resize_features(self, capacity)
 
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
@@ -358,6 +360,7 @@ cdef class MondrianTree(Tree):
         to choose the dimension), and at the node cap, where no split can happen, never."""
         cdef int32_t j = self.root, d, nxt = -1
         cdef int32_t n_features = self.n_features
+        cdef int32_t n_cols = padded(n_features)  # <= stride; `below`/`above` NaN past n_features
         cdef size_t stride = self.feature_capacity
         cdef size_t row_bytes = <size_t>n_features * sizeof(float)
         cdef const float* lo_row
@@ -377,7 +380,7 @@ cdef class MondrianTree(Tree):
                 prefetch_span(self.lower + <size_t>nxt * stride, row_bytes)
                 prefetch_span(self.upper + <size_t>nxt * stride, row_bytes)
             # x lies outside the box, or gives it its first value on a side
-            out = outside(below, above, lo_row, hi_row, n_features)
+            out = outside(below, above, lo_row, hi_row, n_cols)
             if out and can_split:
                 total = 0.0
                 for d in range(n_features):

@@ -38,7 +38,8 @@ cdef class Tree:
 
     # --- widths that grow as the stream reveals features and classes ---
     cdef int32_t n_features     # feature columns the tree knows
-    cdef int32_t feature_capacity  # allocated feature columns (stride of per-feature node arrays)
+    cdef int32_t feature_capacity  # allocated feature columns (stride of per-feature node arrays):
+                                   # a power of two >= 4, so rows pad to _box.BOX_LANES
     cdef int32_t n_values       # classes the tree knows (classification) or 2 (regression)
     cdef int32_t value_stride   # allocated statistics per node (stride of `value`)
 
