@@ -7,7 +7,7 @@ On elec.csv (45,312 x 6) and the first 50,000 covtype rows, default MondrianFore
 mini-batches of 100, 1,000 and 10,000 rows (the DataFrames are built beforehand; both paths
 give exactly the same model, which the script checks). learn_many runs the trees in parallel
 threads (one per core, GIL released); the `1 thread` rows force the sequential path to show
-what the threads add. Each time is the best of 3 interleaved runs. Writes
+what the threads add. Each time is the best of 9 interleaved runs. Writes
 benchmarks/results/learn_many_speed.md.
 """
 
@@ -29,7 +29,7 @@ from river_forests.evaluation import load_stream  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def run(name, n=None, repeats=3):
+def run(name, n=None, repeats=9):
     """Time every path `repeats` times, interleaved, and keep each path's best time: on a
     shared machine the other processes only ever add time."""
     data = load_stream(name, n)
@@ -75,7 +75,7 @@ def main():
         f"Produced by `python benchmarks/learn_many_speed.py` on {os.cpu_count()} cores "
         f"(load average {os.getloadavg()[0]:.1f} at the start: the `all` rows only gain where "
         "a core is free). Default MondrianForestClassifier, 10 trees; identical models checked; "
-        "each time is the best of 3 interleaved runs.",
+        "each time is the best of 9 interleaved runs.",
         "",
         "| stream | path | threads | us per sample | speed-up vs learn_one |",
         "|---|---|---|---|---|",
