@@ -97,16 +97,12 @@ cdef inline bint outside(const float* below, const float* above, const float* lo
     return out != 0
 
 
-cdef inline bint stretch_box(float* lo, float* hi, const float* below, const float* above,
+cdef inline void stretch_box(float* lo, float* hi, const float* below, const float* above,
                              int n) noexcept nogil:
-    """Stretch [lo, hi] to hold the bracketed point (rounded outward); whether it grew."""
+    """Stretch [lo, hi] to hold the bracketed point (rounded outward). Written as selects
+    (min and max, a missing value selecting the side itself) so the loop has no branch and
+    vectorizes; a caller knows whether the box grows from `outside`."""
     cdef int d
-    cdef bint grew = False
     for d in range(n):
-        if below[d] < lo[d]:
-            lo[d] = below[d]
-            grew = True
-        if above[d] > hi[d]:
-            hi[d] = above[d]
-            grew = True
-    return grew
+        lo[d] = below[d] if below[d] < lo[d] else lo[d]
+        hi[d] = above[d] if above[d] > hi[d] else hi[d]

@@ -39,7 +39,7 @@ cdef class MondrianTree(Tree):
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
     cdef int recompute_rates(self) except -1 nogil
     cdef void shift(self, const double* x) noexcept nogil
-    cdef bint stretch(self, int32_t node) noexcept nogil
+    cdef void stretch(self, int32_t node) noexcept nogil
     cdef int maybe_rescale(self, const double* xs) except -1 nogil
     cdef int grow_lifetime(self, double new_lifetime) except -1 nogil
     cdef int32_t pick_leaf(self) noexcept nogil

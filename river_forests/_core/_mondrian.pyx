@@ -123,9 +123,10 @@ cdef class MondrianTree(Tree):
         cdef double s = 0.0, side
         cdef int32_t d
         for d in range(self.n_features):
+            # a select, not a branch (whether a side is flat is data the predictor loses on);
+            # adding scale * 0.0 leaves s exactly as skipping would
             side = <double>self.upper[row + d] - <double>self.lower[row + d]
-            if side > 0.0:
-                s += self.scale[d] * side
+            s += self.scale[d] * (side if side > 0.0 else 0.0)
         return s
 
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil:
@@ -171,12 +172,12 @@ cdef class MondrianTree(Tree):
             self.shifted[d] = v - self.origin[d]
         bracket(self.shifted, self.below, self.above, self.n_features)
 
-    cdef bint stretch(self, int32_t node) noexcept nogil:
-        """Stretch the node's box to hold the sample being learned (missing values never do);
-        whether it grew."""
+    cdef void stretch(self, int32_t node) noexcept nogil:
+        """Stretch the node's box to hold the sample being learned (missing values never do).
+        It grows exactly when `_box.outside` says the sample lies outside it."""
         cdef size_t row = <size_t>node * self.feature_capacity
-        return stretch_box(self.lower + row, self.upper + row, self.below, self.above,
-                           self.n_features)
+        stretch_box(self.lower + row, self.upper + row, self.below, self.above,
+                    padded(self.n_features))
 
     cdef int maybe_rescale(self, const double* x) except -1 nogil:
         """Refresh `scale` if x (shifted) stretches a root range past `rescale_factor` times
@@ -370,7 +371,7 @@ cdef class MondrianTree(Tree):
         cdef const double* scale = self.scale
         cdef double parent_time = 0.0, total, e, node_time
         cdef bint can_split = self.n_nodes + 2 <= self.max_nodes
-        cdef bint grew, out, leaf
+        cdef bint out, leaf
         while True:
             lo_row = self.lower + <size_t>j * stride
             hi_row = self.upper + <size_t>j * stride
@@ -390,10 +391,11 @@ cdef class MondrianTree(Tree):
                     e = parent_time + rng_exponential(&self.rng, total)
                     if e < node_time:
                         return self.split_above(j, x, xs, e, total, y, w)
-            grew = out and self.stretch(j)
+            if out:
+                self.stretch(j)
             add_stats(self, j, y, w)
             if leaf:
-                if grew:  # the leaf's box grew: so did its split rate
+                if out:  # the leaf's box grew: so did its split rate
                     self.propagate_rate(j, self.leaf_size(j) - self.rate[j])
                 return 0
             parent_time = self.tau[j]
