@@ -252,7 +252,7 @@ cdef class Tree:
         """
         cdef int32_t k, c, j
         cdef int32_t known
-        cdef double nj, a = self.smoothing
+        cdef double nj, inv, a = self.smoothing
         cdef double* v
         cdef bint have = False
         if self.task == TASK_CLASSIFICATION:
@@ -276,10 +276,13 @@ cdef class Tree:
                     out[c] = 0.0
                 have = True
             else:
+                # one reciprocal per node, off the chain of dependent updates from the root
+                # down (a division per class on that chain would set its pace)
+                inv = 1.0 / (nj + a)
                 for c in range(known):
-                    out[c] = (v[c] + a * out[c]) / (nj + a)
+                    out[c] = (v[c] + a * out[c]) * inv
                 for c in range(known, n_out):
-                    out[c] = a * out[c] / (nj + a)
+                    out[c] = a * out[c] * inv
 
     # ---------------------------------------------------------------- batch entry points
 
