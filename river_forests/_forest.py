@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 from river import base, proba
 
-from ._core._features import MAX_ABS_VALUE
 from ._core._forest import ForestCore
 from ._core._random import tree_seed
 
@@ -76,13 +75,19 @@ class BaseForest(base.Estimator, abc.ABC):
         n_estimators: int,
         subsampling: str | None,
         subsample_rate: float,
+        features_per_tree: int,
+        max_width: int,
         seed: int | None,
     ):
         self.n_estimators = n_estimators
         self.subsampling = subsampling
         self.subsample_rate = subsample_rate
+        self.features_per_tree = features_per_tree
+        self.max_width = max_width
         self.seed = seed
         check_int("n_estimators", n_estimators, 1)
+        check_int("features_per_tree", features_per_tree, 1, 2**31 - 1)
+        check_int("max_width", max_width, 1, 2**31 - 1)
         if subsampling not in SUBSAMPLING:
             raise ValueError(
                 f"subsampling must be None, 'bernoulli' or 'poisson', got {subsampling!r}"
@@ -108,7 +113,8 @@ class BaseForest(base.Estimator, abc.ABC):
     def _new_core(self) -> ForestCore:
         seed = self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
         trees = [self._make_tree(self._task, tree_seed(seed, i)) for i in range(self.n_estimators)]
-        return ForestCore(trees, self._task == TASK_CLASSIFICATION, self._vote)
+        return ForestCore(trees, self._task == TASK_CLASSIFICATION, self._vote,
+                          max_width=self.max_width)
 
     @property
     def _subsampling_code(self) -> int:
@@ -128,69 +134,80 @@ class BaseForest(base.Estimator, abc.ABC):
 
     # ------------------------------------------------------------------ batches
 
-    def _values(self, X: pd.DataFrame) -> np.ndarray:
-        """A DataFrame's values as float64 (NaN for missing ones; may be a read-only view of
-        the frame). Raises a TypeError naming the first non-numeric column; registers nothing."""
+    @staticmethod
+    def _frame(X) -> tuple[np.ndarray, list]:
+        """A DataFrame's values as float64 (NaN for missing ones; may be a read-only view of the
+        frame) and its column names. Raises a ValueError for duplicate column names and a
+        TypeError naming the first non-numeric column; touches no model state."""
         if not isinstance(X, pd.DataFrame):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        if not X.columns.is_unique:
+            dups = X.columns[X.columns.duplicated()].unique().tolist()
+            raise ValueError(f"X has duplicate column names {dups!r}: each feature needs one column")
         try:
             # one call for the whole frame: a per-column .iloc loop costs ~0.1 ms a column
             values = X.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError):
-            self._raise_non_numeric(X)
-            raise
-        return values
+        except (TypeError, ValueError, OverflowError):
+            values = np.column_stack([_column(X, j) for j in range(X.shape[1])]) if X.shape[1] \
+                else np.empty((len(X), 0))
+        return values, X.columns.tolist()
 
     @staticmethod
-    def _raise_non_numeric(X: pd.DataFrame) -> None:
-        """Raise the TypeError naming the first column that does not convert to float64."""
-        for j, name in enumerate(X.columns):
-            col = X.iloc[:, j]
-            try:
-                col.to_numpy(dtype=np.float64, na_value=np.nan)
-            except (TypeError, ValueError):
-                bad = next(
-                    (v for v in col if v is not None and not isinstance(v, (numbers.Real, np.bool_))),
-                    None,
-                )
-                raise TypeError(
-                    f"feature {name!r} has a value of type {type(bad).__name__} ({bad!r}); "
-                    "river_forests trees need real numbers: encode it first, e.g. with "
-                    "river.preprocessing.OneHotEncoder or river.compose.SelectType"
-                ) from None
-
-    def _batch(self, X: pd.DataFrame, register: bool) -> np.ndarray:
-        """A DataFrame as a C-contiguous float64 array in the registry's column order."""
-        return self._place(self._values(X), list(X.columns), register)
-
-    def _place(self, values, names, register):
-        """`values` (columns `names`) as a new C-contiguous array in the registry's column
-        order: NaN for the registry's other columns and for missing values (see `_features`)."""
-        cols = self._core.features.columns(names, register)
-        width = len(self._core.features)
-        if len(cols) == width and (cols == np.arange(width)).all():
-            out = np.array(values, dtype=np.float64, order="C")
-        else:
-            out = np.full((len(values), width), np.nan)
-            known = cols >= 0
-            out[:, cols[known]] = values[:, known]
-        with np.errstate(invalid="ignore"):
-            out[~(np.abs(out) <= MAX_ABS_VALUE)] = np.nan  # NaN, +/-inf or too large: missing
-        return out
+    def _targets(X: pd.DataFrame, y) -> list:
+        """`y` as a list in the order of `X`'s rows: a Series is aligned on X's index as pandas
+        aligns (same labels, any order); a Series with other labels is an error."""
+        if isinstance(y, pd.Series):
+            if not y.index.equals(X.index):
+                if not (len(y) == len(X) and y.index.is_unique and X.index.is_unique
+                        and X.index.isin(y.index).all()):
+                    raise ValueError(
+                        "y's index does not match X's: pass y with the same index labels as X "
+                        "(in any order), or a list"
+                    )
+                y = y.reindex(X.index)
+            return y.tolist()
+        return list(y)
 
     def _learn_batch(self, X: pd.DataFrame, y) -> None:
-        if len(X) != len(y):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-        ys = y.tolist() if isinstance(y, pd.Series) else list(y)
-        # everything that can fail is checked before the model changes: encode_targets
-        # checks every target before it registers a label
-        values = self._values(X)
-        targets = self._core.encode_targets(ys, True)
-        rows = self._place(values, X.columns.tolist(), register=True)
-        if len(rows) >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1:
-            self._core.learn_rows(rows, targets, executor=_executor(), n_tasks=_WORKERS)
+        values, names = self._frame(X)
+        ys = self._targets(X, y)
+        if len(values) >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1:
+            self._core.learn_batch(values, names, ys, executor=_executor(), n_tasks=_WORKERS)
         else:
-            self._core.learn_rows(rows, targets)
+            self._core.learn_batch(values, names, ys)
+
+    def _predict_batch(self, X: pd.DataFrame) -> tuple[np.ndarray, list]:
+        """The aggregated predictions of X's rows and the labels of their columns."""
+        values, names = self._frame(X)
+        return self._core.predict_batch(values, names)
+
+
+def _column(X: pd.DataFrame, j: int) -> np.ndarray:
+    """Column `j` as float64, the slow way: values beyond a double's range are missing (as in
+    `learn_one`), a value that is not a real number is a TypeError naming the feature."""
+    col = X.iloc[:, j]
+    try:
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
+    except OverflowError:
+        pass
+    except (TypeError, ValueError):
+        bad = next(
+            (v for v in col if v is not None and v is not pd.NA
+             and not isinstance(v, (numbers.Real, np.bool_))),
+            None,
+        )
+        raise TypeError(
+            f"feature {X.columns[j]!r} has a value of type {type(bad).__name__} ({bad!r}); "
+            "river_forests trees need real numbers: encode it first, e.g. with "
+            "river.preprocessing.OneHotEncoder or river.compose.SelectType"
+        ) from None
+    out = np.empty(len(col))
+    for i, v in enumerate(col):
+        try:
+            out[i] = np.nan if v is None or v is pd.NA else float(v)
+        except OverflowError:
+            out[i] = np.nan
+    return out
 
 
 class ForestClassifier(BaseForest, base.MiniBatchClassifier):
@@ -198,11 +215,13 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
 
     _task = TASK_CLASSIFICATION
 
-    def __init__(self, n_estimators, aggregation, subsampling, subsample_rate, seed):
+    def __init__(self, n_estimators, aggregation, subsampling, subsample_rate, features_per_tree,
+                 max_width, seed):
         if aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be 'average' or 'vote', got {aggregation!r}")
         self.aggregation = aggregation
-        super().__init__(n_estimators, subsampling, subsample_rate, seed)
+        super().__init__(n_estimators, subsampling, subsample_rate, features_per_tree, max_width,
+                         seed)
 
     @property
     def _vote(self) -> bool:
@@ -225,14 +244,13 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
         self._learn_batch(X, y)
 
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
-        rows = self._batch(X, register=False)
-        return pd.DataFrame(self._core.predict_rows(rows), index=X.index, columns=self._core.labels)
+        proba_, labels = self._predict_batch(X)
+        return pd.DataFrame(proba_, index=X.index, columns=labels)
 
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        labels = self._core.labels
+        proba_, labels = self._predict_batch(X)
         if not labels:
             return pd.Series([None] * len(X), index=X.index, dtype=object)
-        proba_ = self._core.predict_rows(self._batch(X, register=False))
         return pd.Series([labels[i] for i in proba_.argmax(axis=1)], index=X.index)
 
 
@@ -260,5 +278,5 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         self._learn_batch(X, y)
 
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
-        rows = self._batch(X, register=False)
-        return pd.Series(self._core.predict_rows(rows)[:, 0], index=X.index, dtype=np.float64)
+        pred, _ = self._predict_batch(X)
+        return pd.Series(pred[:, 0], index=X.index, dtype=np.float64)

@@ -103,6 +103,31 @@ def _sea_drift(n):
     )
 
 
+def _wide_sparse(n, vocabulary=50_000, active=20, seed=42):
+    """A bag-of-words stream: each sample holds `active` distinct words of a `vocabulary`, drawn
+    with Zipf frequencies (exponent 1.1, as in text), each with a tf-idf-like value in
+    [0.1, 1.1); the label is the sign of a fixed random linear score of the words present,
+    flipped for 5% of the samples. Feature names are "w<rank>"."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    cdf = np.cumsum(np.arange(1, vocabulary + 1) ** -1.1)
+    cdf /= cdf[-1]
+    beta = rng.normal(size=vocabulary)
+    for _ in range(n):
+        words = []
+        while len(words) < active:
+            for w in np.searchsorted(cdf, rng.random(2 * active)).tolist():
+                if w not in words and w < vocabulary:
+                    words.append(w)
+                    if len(words) == active:
+                        break
+        values = 0.1 + rng.random(active)
+        score = float(beta[words] @ values)
+        y = (score > 0) != (rng.random() < 0.05)
+        yield {f"w{w}": v for w, v in zip(words, values.tolist())}, int(y)
+
+
 #: name -> (task, loader(n) -> iterable of (x, y), default length)
 STREAMS = {
     "phishing": ("clf", _river(datasets.Phishing), 1250),
@@ -121,6 +146,8 @@ STREAMS = {
         seed=42, noise_percentage=0.1, irrelevant_features=True, n_drift_features=7)), 100_000),
     "hyperplane-drift": ("clf", _river(lambda: synth.Hyperplane(
         seed=42, n_features=10, n_drift_features=5, mag_change=0.001, noise_percentage=0.05)), 100_000),
+    # 50,000-word vocabulary, 20 words per sample: width must not set memory or speed
+    "wide-sparse": ("clf", _wide_sparse, 20_000),
     # regression
     "trumpapproval": ("reg", _river(datasets.TrumpApproval), 1001),
     "friedman": ("reg", _river(lambda: synth.Friedman(seed=42)), 20_000),

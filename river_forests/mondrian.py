@@ -39,6 +39,7 @@ class _MondrianParams:
             consistent,
             0.0 if consistent else float(self.lifetime),
             float(self.lifetime_scale),
+            max_features=self.features_per_tree,
         )
 
 
@@ -141,10 +142,13 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
         aggregation: str = "average",
         subsampling: str | None = None,
         subsample_rate: float = 1.0,
+        features_per_tree: int = 64,
+        max_width: int = 100_000,
         seed: int | None = None,
     ):
         self._set_mondrian(lifetime, lifetime_scale, smoothing, max_nodes)
-        super().__init__(n_estimators, aggregation, subsampling, subsample_rate, seed)
+        super().__init__(n_estimators, aggregation, subsampling, subsample_rate, features_per_tree,
+                         max_width, seed)
 
     @classmethod
     def _unit_test_params(cls):
@@ -200,10 +204,13 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
         max_nodes: int = 4095,
         subsampling: str | None = None,
         subsample_rate: float = 1.0,
+        features_per_tree: int = 64,
+        max_width: int = 100_000,
         seed: int | None = None,
     ):
         self._set_mondrian(lifetime, lifetime_scale, smoothing, max_nodes)
-        super().__init__(n_estimators, subsampling, subsample_rate, seed)
+        super().__init__(n_estimators, subsampling, subsample_rate, features_per_tree, max_width,
+                         seed)
 
     @classmethod
     def _unit_test_params(cls):

@@ -2,21 +2,29 @@
 
 A feature seen for the first time gets the next column; several new features arriving in the
 same call are registered in a canonical order (sorted by ``repr``), so the columns a model uses
-never depend on the order of a dict's keys. Missing features, ``None``, NaN and +/-inf are all
+never depend on the order of a dict's keys.
+
+The registry holds at most ``max_width`` columns, and this is the width policy of every tree
+kind: a tree's per-node rows (boxes, hulls, candidate statistics) and its per-sample work are
+bounded by the registry's width, so a bounded registry bounds them whatever the number of
+distinct feature names the stream shows (bag of words, one-hot ids). Once the registry is full,
+features it has not seen are ignored, exactly as features unknown at prediction time are, and a
+warning says so once; ``river.preprocessing.FeatureHasher`` in front of the forest folds an
+unbounded vocabulary into a bounded width instead. Missing features, ``None``, NaN and +/-inf are all
 stored as NaN, which the trees treat as "missing" (never used to grow a box or pick a side by
 threshold); so is a finite value beyond +/-``MAX_ABS_VALUE`` (1e38), which the trees' float32
-boxes could not hold. A value that is not a real number raises a ``TypeError`` naming the feature before
+boxes could not hold, including an int too large for a float (``10**400``). A value that is not a real number raises a ``TypeError`` naming the feature before
 anything is registered, so the model is left unchanged.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.math cimport NAN, fabs
 
+import warnings
+
 import numpy as np
 
-cdef double MAX_ABS = 1e38
-#: values beyond +/- this are missing: a float32 box side (relative to the feature's first
-#: value, see _box.pxd) holds differences up to 3.4e38
+#: values beyond +/- this are missing (see MAX_ABS in _features.pxd)
 MAX_ABS_VALUE = MAX_ABS
 
 
@@ -25,6 +33,8 @@ cdef inline double _as_double(object key, object value) except? -1.0:
         return NAN
     try:
         return <double>value
+    except OverflowError:  # an int beyond a double's range: beyond MAX_ABS too, so missing
+        return NAN
     except (TypeError, ValueError):
         raise TypeError(
             f"feature {key!r} has a value of type {type(value).__name__} ({value!r}); "
@@ -39,19 +49,33 @@ def _canonical(names):
 
 cdef class FeatureRegistry:
 
-    def __cinit__(self):
+    def __cinit__(self, Py_ssize_t max_width=2**31 - 1):
         self.index = {}
         self.names = []
+        self.max_width = max_width
+        self.full_warned = False
         self.buf = NULL
         self.capacity = 0
+        self.written = NULL
+        self.n_written = 0
+        self.written_capacity = 0
         self._reserve(16)
 
     def __dealloc__(self):
         PyMem_Free(self.buf)
+        PyMem_Free(self.written)
 
     cdef int _reserve(self, Py_ssize_t n) except -1:
-        cdef Py_ssize_t cap = self.capacity
+        """Room for `n` columns in `buf` (new ones NaN) and for `n` entries in `written`."""
+        cdef Py_ssize_t cap = self.capacity, i
         cdef double* mem
+        cdef Py_ssize_t* cols
+        if n > self.written_capacity:
+            cols = <Py_ssize_t*>PyMem_Realloc(self.written, 2 * n * sizeof(Py_ssize_t))
+            if cols == NULL:
+                raise MemoryError()
+            self.written = cols
+            self.written_capacity = 2 * n
         if n <= cap:
             return 0
         while cap < n:
@@ -59,6 +83,8 @@ cdef class FeatureRegistry:
         mem = <double*>PyMem_Realloc(self.buf, cap * sizeof(double))
         if mem == NULL:
             raise MemoryError()
+        for i in range(self.capacity, cap):
+            mem[i] = NAN
         self.buf = mem
         self.capacity = cap
         return 0
@@ -66,17 +92,43 @@ cdef class FeatureRegistry:
     def __len__(self):
         return len(self.names)
 
+    cdef int _register(self, list keys) except -1:
+        """Register `keys` (new names) in canonical order while there is room; warn once when
+        some do not fit."""
+        cdef Py_ssize_t room = self.max_width - len(self.names)
+        ordered = _canonical(keys)
+        for key in ordered[:room]:
+            self.index[key] = len(self.names)
+            self.names.append(key)
+        self._reserve(len(self.names))
+        if len(ordered) > room and not self.full_warned:
+            self.full_warned = True
+            warnings.warn(
+                f"this forest keeps at most max_width={self.max_width} features, and the stream "
+                f"has shown more: new features such as {ordered[max(room, 0)]!r} are ignored from "
+                "now on. For wide streams (bag of words, one-hot ids) put "
+                "river.preprocessing.FeatureHasher in front of the forest, or raise max_width "
+                "(memory per node grows with it)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return 0
+
     cdef Py_ssize_t fill(self, dict x, bint register) except -1:
         """Write `x` into `buf`; return the number of columns. New features are registered
-        only when `register` is true (learning); prediction ignores them."""
+        only when `register` is true (learning) and the registry has room; prediction ignores
+        them."""
         cdef Py_ssize_t n = len(self.names)
         cdef Py_ssize_t i
         cdef double v
         cdef object key, value, col
         cdef list new_keys = None
-        cdef list new_vals = None
-        for i in range(n):
-            self.buf[i] = NAN
+        cdef dict new_vals = None
+        register = register and n < self.max_width
+        for i in range(self.n_written):
+            self.buf[self.written[i]] = NAN
+        self.n_written = 0
+        self._reserve(len(x))
         for key, value in x.items():
             v = _as_double(key, value)
             if not fabs(v) <= MAX_ABS:  # NaN, +/-inf, or too large for a box
@@ -84,43 +136,60 @@ cdef class FeatureRegistry:
             col = self.index.get(key)
             if col is not None:
                 self.buf[<Py_ssize_t>col] = v
+                self.written[self.n_written] = <Py_ssize_t>col
+                self.n_written += 1
             elif register:
                 if new_keys is None:
                     new_keys = []
-                    new_vals = []
+                    new_vals = {}
                 new_keys.append(key)
-                new_vals.append(v)
+                new_vals[key] = v
         if new_keys is None:
             return n
         # Every value converted: only now is the model changed.
-        values = dict(zip(new_keys, new_vals))
-        self._reserve(n + len(new_keys))
-        for key in _canonical(new_keys):
-            self.index[key] = n
-            self.names.append(key)
-            self.buf[n] = values[key]
-            n += 1
-        return n
+        self._register(new_keys)
+        for i in range(n, len(self.names)):
+            self.buf[i] = new_vals[self.names[i]]
+            self.written[self.n_written] = i
+            self.n_written += 1
+        return len(self.names)
 
     def columns(self, names, bint register):
         """Columns of `names` (a DataFrame's columns) as an int array, -1 for unknown ones.
-        With `register`, unknown names are registered first, in canonical order."""
+        With `register`, unknown names are registered first, in canonical order, while the
+        registry has room."""
         if register:
             new = [k for k in names if k not in self.index]
-            for key in _canonical(new):
-                self.index[key] = len(self.names)
-                self.names.append(key)
-            self._reserve(len(self.names))
+            if new and len(self.names) < self.max_width:
+                self._register(new)
         return np.array([self.index.get(k, -1) for k in names], dtype=np.intp)
 
+    def place(self, values, names, bint register):
+        """`values` (a 2-D float64 array whose columns are `names`) as a new C-contiguous array
+        in the registry's column order: NaN for the registry's other columns, for missing
+        values and for values beyond +/-MAX_ABS_VALUE. With `register`, new names are
+        registered first (see `columns`); columns the registry does not hold are dropped."""
+        cols = self.columns(names, register)
+        width = len(self.names)
+        if len(cols) == width and (cols == np.arange(width)).all():
+            out = np.array(values, dtype=np.float64, order="C")
+        else:
+            out = np.full((len(values), width), np.nan)
+            known = cols >= 0
+            out[:, cols[known]] = values[:, known]
+        with np.errstate(invalid="ignore"):
+            out[~(np.abs(out) <= MAX_ABS_VALUE)] = np.nan  # NaN, +/-inf or too large: missing
+        return out
+
     def __reduce__(self):
-        return (_rebuild_registry, (list(self.names),))
+        return (_rebuild_registry, (list(self.names), self.max_width, self.full_warned))
 
 
-def _rebuild_registry(names):
-    cdef FeatureRegistry reg = FeatureRegistry()
+def _rebuild_registry(names, max_width=2**31 - 1, full_warned=False):
+    cdef FeatureRegistry reg = FeatureRegistry(max_width)
     for name in names:
         reg.index[name] = len(reg.names)
         reg.names.append(name)
+    reg.full_warned = full_warned
     reg._reserve(len(reg.names))
     return reg

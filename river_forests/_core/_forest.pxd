@@ -1,5 +1,7 @@
 # The compiled forest loop shared by every forest: one call per sample drives all trees.
 
+from cpython.pythread cimport PyThread_type_lock
+
 from ._features cimport FeatureRegistry
 
 
@@ -10,11 +12,16 @@ cdef class ForestCore:
     cdef readonly list labels                # class index -> label, in order of first sight
     cdef readonly bint classifier            # classification (True) or regression (False)
     cdef readonly bint vote                  # aggregate by majority vote instead of averaging
+    cdef PyThread_type_lock lock             # held by every public method (see _lock.pxd)
     cdef double* acc                         # scratch: the aggregated prediction
     cdef double* tmp                         # scratch: one tree's prediction
     cdef Py_ssize_t scratch                  # allocated length of `acc` and `tmp`
 
-    cdef double _target(self, object y, bint register) except? -1.0
+    cdef double _target(self, object y) except? -1.0
+    cdef object _encode_targets(self, list ys)
+    cdef int _register_labels(self, list ys) except -1
     cdef int _reserve(self, Py_ssize_t n) except -1
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1
     cdef Py_ssize_t _n_out(self)
+    cdef object _predict_rows(self, const double[:, ::1] X)
+    cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1

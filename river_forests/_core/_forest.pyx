@@ -2,26 +2,54 @@
 
 Python overhead is paid once per sample (one dict walk, one label lookup); the trees are then
 driven through their compiled `learn_sample` / `predict` methods.
+
+Every public method holds the model's lock (`_lock.pxd`) from start to end, batches included
+(checking the labels, registering features, placing the rows and learning them are one call),
+so one model can be shared by threads: one learning while others predict or pickle it. The
+methods whose name starts with an underscore assume the lock is held.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.math cimport isfinite
+from libc.math cimport fabs
 from libc.stdint cimport int32_t
 
 import numpy as np
+import pandas as pd
 
-from ._features cimport FeatureRegistry
+from ._features cimport MAX_ABS, FeatureRegistry
+from ._lock cimport acquire, free_lock, new_lock, release
 from ._tree cimport Tree
+
+from ._tree import _rebuild_tree
+
+cdef object _NA = pd.NA
+cdef object _NaT = pd.NaT
+cdef tuple _FLOATS = (float, np.floating)
+
+
+cdef inline bint _missing(object y):
+    """None, pd.NA, pd.NaT or a float NaN: a missing label or target."""
+    if y is None or y is _NA or y is _NaT:
+        return True
+    return isinstance(y, _FLOATS) and y != y
+
+
+def _rebuild_core(trees, classifier, vote, names, max_width, full_warned, labels):
+    from ._features import _rebuild_registry
+
+    return ForestCore([_rebuild_tree(cls, state) for cls, state in trees], classifier, vote,
+                      _rebuild_registry(names, max_width, full_warned), labels)
 
 
 cdef class ForestCore:
 
     def __cinit__(self, list trees, bint classifier, bint vote, FeatureRegistry features=None,
-                  list labels=None):
+                  list labels=None, Py_ssize_t max_width=2**31 - 1):
+        self.lock = new_lock()
         self.trees = trees
         self.classifier = classifier
         self.vote = vote
-        self.features = features if features is not None else FeatureRegistry()
+        self.features = features if features is not None else FeatureRegistry(max_width)
         self.labels = list(labels) if labels is not None else []
         self.label_index = {label: i for i, label in enumerate(self.labels)}
         self.acc = NULL
@@ -30,6 +58,7 @@ cdef class ForestCore:
         self._reserve(8)
 
     def __dealloc__(self):
+        free_lock(self.lock)
         PyMem_Free(self.acc)
         PyMem_Free(self.tmp)
 
@@ -51,73 +80,85 @@ cdef class ForestCore:
         return 0
 
     def __reduce__(self):
-        return (ForestCore, (self.trees, self.classifier, self.vote, self.features, self.labels))
+        """A snapshot taken under the lock: the trees' states are copied here, not when pickle
+        later walks the objects (by then another thread may be growing them)."""
+        acquire(self.lock)
+        try:
+            trees = [(type(t), (<Tree>t).get_state()) for t in self.trees]
+            return (_rebuild_core, (trees, self.classifier, self.vote, list(self.features.names),
+                                    self.features.max_width, self.features.full_warned,
+                                    list(self.labels)))
+        finally:
+            release(self.lock)
 
     # ------------------------------------------------------------------ targets
 
-    cdef double _target(self, object y, bint register) except? -1.0:
-        """Class index of a label (registering it if asked) or a checked regression target."""
+    cdef double _target(self, object y) except? -1.0:
+        """A checked target: a class index (len(labels) for a label not registered yet; the
+        caller registers it once nothing else can fail) or a regression value."""
         cdef double v
+        if _missing(y):
+            raise ValueError(
+                f"the {'label' if self.classifier else 'target'} y is missing ({y!r}); "
+                "drop the samples without one before learning"
+            )
         if self.classifier:
-            if y is None:
-                raise ValueError("the label y is None; a classifier needs a label")
-            idx = self.label_index.get(y)
-            if idx is None:
-                idx = len(self.labels)
-                if register:
-                    self.label_index[y] = idx
-                    self.labels.append(y)
-            return <double><Py_ssize_t>idx
+            idx = self.label_index.get(y)  # TypeError for an unhashable label
+            return <double><Py_ssize_t>(len(self.labels) if idx is None else idx)
         try:
             v = <double>y
+        except OverflowError:
+            v = MAX_ABS * 2.0
         except (TypeError, ValueError):
             raise TypeError(f"the target y must be a real number, got {type(y).__name__} ({y!r})") from None
-        if not isfinite(v):
-            raise ValueError(f"the target y must be finite, got {v!r}")
+        if not fabs(v) <= MAX_ABS:
+            raise ValueError(
+                f"the target y must be finite and within +/-1e38 (its square is summed in "
+                f"float64), got {y!r}: rescale it, e.g. with river.preprocessing.TargetStandardScaler"
+            )
         return v
 
-    def encode_targets(self, ys, bint register):
-        """Targets of a batch as float64: class indices or checked regression targets.
-
-        Every target is checked before any label is registered, so a failure leaves the
-        model unchanged. Labels new to the forest get the next indices in order of first
-        sight (registered only with `register`)."""
-        cdef Py_ssize_t i, n = len(ys)
-        cdef dict new
+    cdef object _encode_targets(self, list ys):
+        """Targets of a batch as float64, every one checked (class indices, labels new to the
+        forest numbered in order of first sight after the registered ones). Registers nothing."""
+        cdef Py_ssize_t i, n = len(ys), known = len(self.labels)
+        cdef dict new = {}
         out = np.empty(n, dtype=np.float64)
         cdef double[::1] view = out
-        if not self.classifier:
-            for i in range(n):
-                view[i] = self._target(ys[i], False)
-            return out
-        new = {}
         for i in range(n):
-            y = ys[i]
-            if y is None:
-                raise ValueError("a label in y is None; a classifier needs labels")
-            idx = self.label_index.get(y)
-            if idx is None:
-                idx = new.get(y)
+            view[i] = self._target(ys[i])
+            if self.classifier and view[i] >= known:
+                idx = new.get(ys[i])
                 if idx is None:
-                    idx = len(self.labels) + len(new)
-                    new[y] = idx
-            view[i] = <double><Py_ssize_t>idx
-        if register:
-            for y in new:
+                    idx = new[ys[i]] = known + len(new)
+                view[i] = <double><Py_ssize_t>idx
+        return out
+
+    cdef int _register_labels(self, list ys) except -1:
+        """Register the labels of `ys` the forest has not seen, in order of first sight."""
+        for y in ys:
+            if y not in self.label_index:
                 self.label_index[y] = len(self.labels)
                 self.labels.append(y)
-        return out
+        return 0
 
     # ------------------------------------------------------------------ one sample
 
     def learn_one(self, dict x, object y):
-        cdef double target = self._target(y, False)
-        cdef Py_ssize_t n_features = self.features.fill(x, True)
+        cdef double target
+        cdef Py_ssize_t n_features
         cdef Tree tree
-        if self.classifier and target >= len(self.labels):
-            self._target(y, True)
-        for tree in self.trees:
-            tree.learn_sample(self.features.buf, <int32_t>n_features, target)
+        acquire(self.lock)
+        try:
+            target = self._target(y)
+            n_features = self.features.fill(x, True)
+            if self.classifier and target >= len(self.labels):
+                self.label_index[y] = len(self.labels)
+                self.labels.append(y)
+            for tree in self.trees:
+                tree.learn_sample(self.features.buf, <int32_t>n_features, target)
+        finally:
+            release(self.lock)
 
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1:
         """Aggregate every tree's prediction of row `x` into `acc[:n_out]`."""
@@ -145,40 +186,96 @@ cdef class ForestCore:
         return len(self.labels) if self.classifier else 2
 
     def predict_proba_one(self, dict x):
-        cdef Py_ssize_t c, n_out = len(self.labels)
-        if n_out == 0:
-            return {}
-        self.features.fill(x, False)
-        self._reserve(n_out)
-        self._aggregate(self.features.buf, n_out)
-        return {self.labels[c]: self.acc[c] for c in range(n_out)}
+        cdef Py_ssize_t c, n_out
+        acquire(self.lock)
+        try:
+            n_out = len(self.labels)
+            if n_out == 0:
+                return {}
+            self.features.fill(x, False)
+            self._reserve(n_out)
+            self._aggregate(self.features.buf, n_out)
+            return {self.labels[c]: self.acc[c] for c in range(n_out)}
+        finally:
+            release(self.lock)
 
     def predict_label_one(self, dict x):
-        cdef Py_ssize_t c, best = 0, n_out = len(self.labels)
-        if n_out == 0:
-            return None
-        self.features.fill(x, False)
-        self._reserve(n_out)
-        self._aggregate(self.features.buf, n_out)
-        for c in range(1, n_out):
-            if self.acc[c] > self.acc[best]:
-                best = c
-        return self.labels[best]
+        cdef Py_ssize_t c, best = 0, n_out
+        acquire(self.lock)
+        try:
+            n_out = len(self.labels)
+            if n_out == 0:
+                return None
+            self.features.fill(x, False)
+            self._reserve(n_out)
+            self._aggregate(self.features.buf, n_out)
+            for c in range(1, n_out):
+                if self.acc[c] > self.acc[best]:
+                    best = c
+            return self.labels[best]
+        finally:
+            release(self.lock)
 
     def predict_value_one(self, dict x):
         """Regression: (mean, variance) of the forest's predictive mixture."""
         cdef double mean, var
-        self.features.fill(x, False)
-        self._aggregate(self.features.buf, 2)
-        mean = self.acc[0]
-        var = self.acc[1] - mean * mean
-        return mean, (var if var > 0.0 else 0.0)
+        acquire(self.lock)
+        try:
+            self.features.fill(x, False)
+            self._aggregate(self.features.buf, 2)
+            mean = self.acc[0]
+            var = self.acc[1] - mean * mean
+            return mean, (var if var > 0.0 else 0.0)
+        finally:
+            release(self.lock)
 
     # ------------------------------------------------------------------ batches
 
+    def learn_batch(self, values, list names, list ys, executor=None, Py_ssize_t n_tasks=1):
+        """Learn the rows of `values` (a 2-D float64 array whose columns are the features
+        `names`) with targets `ys`, in order, exactly as a `learn_one` loop over them would.
+        Every target is checked before the model changes; then new labels and features are
+        registered and the rows learned (see `learn_rows`)."""
+        acquire(self.lock)
+        try:
+            if len(ys) != len(values):
+                raise ValueError(f"X has {len(values)} rows but y has {len(ys)}")
+            targets = self._encode_targets(ys)
+            if self.classifier:
+                self._register_labels(ys)
+            rows = self.features.place(values, names, True)
+            self._learn_rows(rows, targets, executor, n_tasks)
+        finally:
+            release(self.lock)
+
+    def predict_batch(self, values, list names):
+        """Aggregated predictions of the rows of `values` (columns `names`), and the labels
+        that name the columns (a copy, taken under the same lock as the predictions)."""
+        acquire(self.lock)
+        try:
+            rows = self.features.place(values, names, False)
+            return self._predict_rows(rows), list(self.labels)
+        finally:
+            release(self.lock)
+
     def predict_rows(self, const double[:, ::1] X):
-        """Aggregated predictions of every row: (n, n_classes) probabilities, or (n, 2) of
-        (mean, variance) for regression."""
+        """Aggregated predictions of rows already in the registry's column order."""
+        acquire(self.lock)
+        try:
+            return self._predict_rows(X)
+        finally:
+            release(self.lock)
+
+    def learn_rows(self, X, y, executor=None, Py_ssize_t n_tasks=1):
+        """Learn rows already in the registry's column order, with encoded targets."""
+        acquire(self.lock)
+        try:
+            self._learn_rows(X, y, executor, n_tasks)
+        finally:
+            release(self.lock)
+
+    cdef object _predict_rows(self, const double[:, ::1] X):
+        """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression."""
         cdef Py_ssize_t i, c, n_out = self._n_out()
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
@@ -193,13 +290,13 @@ cdef class ForestCore:
                 view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
         return out
 
-    def learn_rows(self, const double[:, ::1] X, const double[::1] y, executor=None,
-                   Py_ssize_t n_tasks=1):
+    cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
         """Learn every row in order; each tree sees exactly what `learn_one` calls would give
         it. Each tree learns the whole batch in one GIL-free call (its nodes stay in cache).
         Trees are independent, so with an executor `n_tasks` threads (the calling thread
         and n_tasks - 1 pool threads) take the trees one at a time from a shared queue: a
-        thread slowed by another process simply takes fewer trees."""
+        thread slowed by another process simply takes fewer trees. The caller holds the
+        model's lock until every thread is done."""
         cdef Py_ssize_t k = min(n_tasks, len(self.trees))
         queue = iter(self.trees)  # next() runs under the GIL: each tree is taken once
 
@@ -209,10 +306,11 @@ cdef class ForestCore:
 
         if executor is None or k <= 1:
             run()
-            return
+            return 0
         futures = [executor.submit(run) for _ in range(1, k)]
         try:
             run()
         finally:
             for future in futures:
                 future.result()
+        return 0

@@ -54,8 +54,9 @@ cdef class MondrianTree(Tree):
 
     def __init__(self, int task, int max_nodes, double smoothing, int subsample_mode,
                  double subsample_rate, uint64_t seed, bint consistent, double lifetime,
-                 double lifetime_scale):
-        Tree.__init__(self, task, max_nodes, smoothing, subsample_mode, subsample_rate, seed)
+                 double lifetime_scale, int max_features=2**31 - 1):
+        Tree.__init__(self, task, max_nodes, smoothing, subsample_mode, subsample_rate, seed,
+                      max_features)
         self.consistent = consistent
         self.lifetime = 0.0
         self.fixed_lifetime = lifetime
@@ -103,6 +104,19 @@ cdef class MondrianTree(Tree):
             self.below[d] = NAN  # the padding of the box tests (_box.padded)
             self.above[d] = NAN
         return Tree._resize_features(self, capacity)
+
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
+        """The feature in `slot` leaves the subspace: every box forgets it (an empty side), its
+        origin and scale are reset for the next feature, and the split rates are rebuilt."""
+        cdef int32_t j
+        cdef size_t stride = self.feature_capacity
+        for j in range(self.n_nodes):
+            self.lower[<size_t>j * stride + slot] = INFINITY
+            self.upper[<size_t>j * stride + slot] = -INFINITY
+        self.origin[slot] = NAN
+        self.scale[slot] = 0.0
+        self.snapshot[slot] = 0.0
+        return self.recompute_rates()
 
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
         cdef int32_t j = Tree.add_node(self, parent)
@@ -161,12 +175,13 @@ cdef class MondrianTree(Tree):
         return 0
 
     cdef void shift(self, const double* x) noexcept nogil:
-        """`shifted` = x - origin, a feature's first value becoming its origin, and its
-        float32 bracket `below` / `above`, what the box tests use."""
+        """`shifted` = the tree's slots of x (a registry row) minus origin, a feature's first
+        value becoming its origin, and its float32 bracket `below` / `above`, what the box
+        tests use."""
         cdef int32_t d
         cdef double v
         for d in range(self.n_features):
-            v = x[d]
+            v = x[self.columns[d]]
             if v == v and self.origin[d] != self.origin[d]:
                 self.origin[d] = v
             self.shifted[d] = v - self.origin[d]
@@ -277,7 +292,7 @@ cdef class MondrianTree(Tree):
         l = self.add_node(node)
         r = self.add_node(node)
         row = <size_t>node * self.feature_capacity
-        self.feature[node] = dim
+        self.feature[node] = self.columns[dim]
         self.threshold[node] = self.origin[dim] + (self.lower[row + dim] + rng_uniform(&self.rng) * (
             <double>self.upper[row + dim] - <double>self.lower[row + dim]))
         self.tau[node] = time
@@ -312,7 +327,7 @@ cdef class MondrianTree(Tree):
         rs = <size_t>s * self.feature_capacity
         # the threshold in the units of x, between the box and x: the old points and x
         # are routed by `child` on the original values
-        v = x[dim]
+        v = x[self.columns[dim]]
         hi = self.origin[dim] + self.upper[rj + dim]
         lo = self.origin[dim] + self.lower[rj + dim]
         x_right = xs[dim] > self.upper[rj + dim]
@@ -325,7 +340,7 @@ cdef class MondrianTree(Tree):
         self.stretch(p)
         self.stretch(s)
         self.tau[p] = time
-        self.feature[p] = dim
+        self.feature[p] = self.columns[dim]
         self.threshold[p] = thr
         self.weight[p] = self.weight[node]
         memcpy(self.value + <size_t>p * self.value_stride,
@@ -431,7 +446,8 @@ cdef class MondrianTree(Tree):
         return self.lifetime
 
     def arrays(self):
-        """The node storage as numpy arrays (a copy), boxes as float64 in the units of x."""
+        """The node storage as numpy arrays (a copy), boxes as float64 in the units of x; box
+        column d is the tree's slot d, registry column ``columns[d]``."""
         state = self.get_state()
         origin = np.nan_to_num(state["origin"], nan=0.0)
         for side in ("lower", "upper"):

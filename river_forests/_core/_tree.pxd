@@ -25,7 +25,8 @@ cdef class Tree:
     cdef int32_t* left          # left child, -1 for a leaf
     cdef int32_t* right         # right child, -1 for a leaf
     cdef int32_t* parent        # parent, -1 for the root
-    cdef int32_t* feature       # split column of an interior node (x[feature] <= threshold -> left)
+    cdef int32_t* feature       # split registry column of an interior node
+                                # (x[feature] <= threshold -> left)
     cdef double* threshold      # split threshold of an interior node
     cdef double* weight         # total sample weight routed through the node since its creation
     cdef double* value          # `value_stride` statistics per node: class weights (classification)
@@ -36,9 +37,17 @@ cdef class Tree:
     cdef int32_t root           # index of the root, -1 while the tree is empty
     cdef int32_t max_nodes      # hard cap on n_nodes: the memory bound of the tree
 
-    # --- widths that grow as the stream reveals features and classes ---
-    cdef int32_t n_features     # feature columns the tree knows
-    cdef int32_t feature_capacity  # allocated feature columns (stride of per-feature node arrays):
+    # --- the tree's feature subspace: the width policy of every tree kind ---
+    # A tree works on at most `max_features` features, its slots: per-node rows (boxes, ...)
+    # have one cell per slot, never one per feature the stream has shown. The first
+    # `max_features` registry columns fill the slots in order (a narrow stream keeps every
+    # feature, slot d = column d); later columns enter by reservoir sampling, so the subspace
+    # is a uniform sample of the columns seen (see `ensure_features`).
+    cdef int32_t* columns       # slot -> registry column (`feature_capacity` entries)
+    cdef int32_t max_features   # most slots
+    cdef int32_t n_columns      # registry columns considered for the subspace so far
+    cdef int32_t n_features     # slots in use
+    cdef int32_t feature_capacity  # allocated slots (stride of per-slot node arrays):
                                    # a power of two >= 4, so rows pad to _box.BOX_LANES
     cdef int32_t n_values       # classes the tree knows (classification) or 2 (regression)
     cdef int32_t value_stride   # allocated statistics per node (stride of `value`)
@@ -56,7 +65,8 @@ cdef class Tree:
     cdef int _resize_nodes(self, int32_t capacity) except -1 nogil
     cdef int _resize_features(self, int32_t capacity) except -1 nogil
     cdef int _resize_values(self, int32_t stride) except -1 nogil
-    cdef int ensure_features(self, int32_t n_features) except -1 nogil
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil
+    cdef int ensure_features(self, int32_t n_columns) except -1 nogil
     cdef int ensure_values(self, int32_t n_values) except -1 nogil
 
     # learning

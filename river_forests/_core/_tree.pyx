@@ -14,7 +14,7 @@ import numpy as np
 
 cimport numpy as cnp
 
-from ._random cimport rng_poisson, rng_seed, rng_uniform
+from ._random cimport rng_poisson, rng_randint, rng_seed, rng_uniform
 
 cnp.import_array()
 
@@ -122,12 +122,14 @@ cdef class Tree:
         # C fields start zeroed (pointers NULL); only the non-zero defaults are set here
         self.root = -1
         self.max_nodes = 1
+        self.max_features = 2**31 - 1
         self.subsample_rate = 1.0
 
     def __init__(self, int task, int max_nodes, double smoothing, int subsample_mode,
-                 double subsample_rate, uint64_t seed):
+                 double subsample_rate, uint64_t seed, int max_features=2**31 - 1):
         self.task = task
         self.max_nodes = max_nodes
+        self.max_features = max_features
         self.smoothing = smoothing
         self.subsample_mode = subsample_mode
         self.subsample_rate = subsample_rate
@@ -149,6 +151,7 @@ cdef class Tree:
         free(self.weight)
         free(self.value)
         free(self.path)
+        free(self.columns)
 
     # ---------------------------------------------------------------- node storage
 
@@ -166,7 +169,13 @@ cdef class Tree:
         return 0
 
     cdef int _resize_features(self, int32_t capacity) except -1 nogil:
+        grow_array(<void**>&self.columns, <size_t>capacity * sizeof(int32_t))
         self.feature_capacity = capacity
+        return 0
+
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
+        """Forget what the tree kind keeps of the feature in `slot` (it leaves the subspace);
+        splits already made on it stay, routing by its registry column."""
         return 0
 
     cdef int _resize_values(self, int32_t stride) except -1 nogil:
@@ -175,11 +184,25 @@ cdef class Tree:
         self.value_stride = stride
         return 0
 
-    cdef int ensure_features(self, int32_t n_features) except -1 nogil:
-        if n_features > self.feature_capacity:
-            self._resize_features(doubled(self.feature_capacity, n_features))
-        if n_features > self.n_features:
-            self.n_features = n_features
+    cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
+        """Consider the registry columns the tree has not considered yet for its subspace: each
+        takes a free slot while there is one; then column c replaces a uniformly random slot
+        with probability max_features / (c + 1) (reservoir sampling), the slot's old feature
+        being forgotten (`_clear_slot`). Random draws happen only past `max_features` columns."""
+        cdef int32_t c, slot
+        for c in range(self.n_columns, n_columns):
+            if self.n_features < self.max_features:
+                if self.n_features >= self.feature_capacity:
+                    self._resize_features(doubled(self.feature_capacity, self.n_features + 1))
+                self.columns[self.n_features] = c
+                self.n_features += 1
+            else:
+                slot = <int32_t>rng_randint(&self.rng, <Py_ssize_t>c + 1)
+                if slot < self.max_features:
+                    self._clear_slot(slot)
+                    self.columns[slot] = c
+        if n_columns > self.n_columns:
+            self.n_columns = n_columns
         return 0
 
     cdef int ensure_values(self, int32_t n_values) except -1 nogil:
@@ -310,7 +333,8 @@ cdef class Tree:
 
     def __sizeof__(self):
         cdef size_t per_node = 4 * sizeof(int32_t) + 2 * sizeof(double) + self.value_stride * sizeof(double)
-        return object.__sizeof__(self) + self.capacity * per_node + (self.capacity + 1) * sizeof(int32_t)
+        return (object.__sizeof__(self) + self.capacity * per_node + (self.capacity + 1) * sizeof(int32_t)
+                + self.feature_capacity * sizeof(int32_t))
 
     # ---------------------------------------------------------------- pickling
 
@@ -326,6 +350,9 @@ cdef class Tree:
             "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
             "root": self.root,
             "n_features": self.n_features,
+            "max_features": self.max_features,
+            "n_columns": self.n_columns,
+            "columns": _export_i32(self.columns, self.n_features),
             "n_values": self.n_values,
             "left": _export_i32(self.left, n),
             "right": _export_i32(self.right, n),
@@ -348,9 +375,16 @@ cdef class Tree:
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
         self.root = state["root"]
         self.n_features = 0
+        self.n_columns = 0
         self.n_values = 0
-        self.ensure_features(max(<int32_t>state["n_features"], 1))
+        self.max_features = max(<int32_t>state["n_features"], 1)
+        self.ensure_features(self.max_features)
+        self.max_features = state["max_features"]
         self.n_features = state["n_features"]
+        self.n_columns = state["n_columns"]
+        cdef const int32_t[::1] columns = state["columns"]
+        for i in range(self.n_features):
+            self.columns[i] = columns[i]
         self.ensure_values(max(<int32_t>state["n_values"], 2))
         self.n_values = state["n_values"]
         self._resize_nodes(max(n, 1))
