@@ -1,7 +1,8 @@
 """Build the compiled trees.
 
 Every Cython compiler directive is set here, once. ``RIVER_FORESTS_DEBUG=1`` turns on
-bounds checking, wraparound and ``initializedcheck`` (and -O0 -g) for a debug test run.
+bounds checking, wraparound and ``initializedcheck`` (and -O0 -g) for a debug test run; CI runs
+the whole test suite on that build (``.ci/run``).
 """
 
 import os
@@ -18,7 +19,9 @@ directives = {
     "wraparound": DEBUG,
     "initializedcheck": DEBUG,
     "cdivision": not DEBUG,
-    "nonecheck": DEBUG,
+    # nonecheck stays off: the nogil kernels read attributes of typed tree arguments, and
+    # checking those for None needs the GIL, so Cython refuses to compile them with it
+    "nonecheck": False,
     "embedsignature": True,
 }
 
@@ -37,4 +40,11 @@ extensions = [
     for name in MODULES
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives))
+# The generated C depends on the directives, which cythonize does not track: regenerate it
+# whenever the build switches between debug and optimised.
+STAMP = os.path.join("river_forests", "_core", ".build-mode")
+mode = "debug" if DEBUG else "release"
+previous = open(STAMP).read() if os.path.exists(STAMP) else None
+setup(ext_modules=cythonize(extensions, compiler_directives=directives, force=previous != mode))
+with open(STAMP, "w") as f:
+    f.write(mode)
