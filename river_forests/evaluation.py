@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from river import base, datasets, metrics
+from river import base, datasets, forest, metrics, preprocessing, tree
 from river.datasets import synth
 
 __all__ = [
@@ -28,16 +28,20 @@ __all__ = [
     "load_stream",
     "markdown_table",
     "progressive_run",
+    "river_baselines",
     "show_progress",
     "STREAMS",
 ]
 
 
 def find_data_dir() -> Path | None:
-    """``shared/data`` beside the repository (``../shared/data`` from its root), or the
-    folder named by the ``RIVER_FORESTS_DATA`` environment variable."""
+    """The folder named by the ``RIVER_FORESTS_DATA`` environment variable when it is set (and
+    only it: a wrong path is reported, not replaced by another folder), else ``shared/data``
+    beside the repository (``../shared/data`` from its root); None if it has no elec.csv."""
     env = os.environ.get("RIVER_FORESTS_DATA")
-    candidates = [Path(env)] if env else []
+    if env:
+        return Path(env) if (Path(env) / "elec.csv").exists() else None
+    candidates = []
     here = Path(__file__).resolve()
     for root in [Path.cwd(), *Path.cwd().parents, *here.parents]:
         candidates.append(root / "shared" / "data")
@@ -201,6 +205,24 @@ def show_progress(label, i, n, metric, seconds, out):
     out.flush()
 
 
+def river_baselines(task: str, n_estimators: int, seed: int) -> dict:
+    """river's HoeffdingTree, ARF and AMF for `task` ("clf" or "reg"), by class name. The
+    regressors sit behind a StandardScaler, as in river's docs: without it they diverge on
+    unscaled features (TrumpApproval)."""
+    if task == "clf":
+        return {
+            "HoeffdingTreeClassifier": tree.HoeffdingTreeClassifier(),
+            "ARFClassifier": forest.ARFClassifier(n_models=n_estimators, seed=seed),
+            "AMFClassifier": forest.AMFClassifier(n_estimators=n_estimators, seed=seed),
+        }
+    scaled = preprocessing.StandardScaler
+    return {
+        "HoeffdingTreeRegressor": scaled() | tree.HoeffdingTreeRegressor(),
+        "ARFRegressor": scaled() | forest.ARFRegressor(n_models=n_estimators, seed=seed),
+        "AMFRegressor": scaled() | forest.AMFRegressor(n_estimators=n_estimators, seed=seed),
+    }
+
+
 def progressive_run(
     model,
     data: list,
@@ -210,7 +232,9 @@ def progressive_run(
     every: int | None = None,
     progress=sys.stderr,
 ) -> Result:
-    """Predict-then-learn every sample of `data`; time only the model's own calls."""
+    """Predict-then-learn every sample of `data`; time only the model's own calls. As in
+    ``river.evaluate.progressive_val_score``, a sample the model cannot predict yet (None, or
+    no probabilities) is learned but not scored, so the two report the same metric."""
     n = len(data)
     every = every or max(n // 100, 1)
     classifier = isinstance(model, base.Classifier)
@@ -224,11 +248,10 @@ def progressive_run(
             y_pred = max(proba, key=proba.get) if proba else None
         else:
             y_pred = model.predict_one(x)
-            if y_pred is None:  # some river regressors say nothing before their first sample
-                y_pred = 0.0
         model.learn_one(x, y)
         spent += clock() - t0
-        metric.update(y, y_pred)
+        if y_pred is not None and y_pred != {}:
+            metric.update(y, y_pred)
         if i % every == 0 or i == n:
             curve.append((i, metric.get()))
             if progress is not None:

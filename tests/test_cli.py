@@ -1,16 +1,19 @@
 """The command line and the evaluation helpers behind it and the benchmarks."""
 
-from river import metrics
+import pytest
+from river import compose, datasets, evaluate, forest, metrics, preprocessing
 
-from river_forests import MondrianForestClassifier
+import river_forests
+from river_forests import MondrianForestClassifier, evaluation
 from river_forests.__main__ import main
-from river_forests.evaluation import find_data_dir, load_stream, progressive_run
+from river_forests.evaluation import load_stream, progressive_run, river_baselines
+from tests.conftest import shared_data_dir
 
 
 def test_command_line_runs(capsys):
     assert main(["--dataset", "phishing", "-n", "150", "--only-ours"]) == 0
     out = capsys.readouterr().out
-    assert "MondrianForestClassifier(10)" in out and "samples/s" in out
+    assert "MondrianForestClassifier" in out and "samples/s" in out and "river" not in out
 
 
 def test_regression_command_line_runs(capsys):
@@ -18,8 +21,8 @@ def test_regression_command_line_runs(capsys):
     assert "MAE" in capsys.readouterr().out
 
 
-def test_shared_data_is_found_from_the_repository():
-    assert find_data_dir() is not None, "../shared/data must sit beside the repository"
+def test_shared_data_is_found_from_the_repository(shared_data):
+    assert (shared_data / "elec.csv").is_file() and (shared_data / "covtype.csv.gz").is_file()
     elec = load_stream("elec", 50)
     cov = load_stream("covtype", 50)
     assert len(elec) == 50 and len(elec[0][0]) == 6 and {y for _, y in elec} <= {0, 1}
@@ -32,3 +35,89 @@ def test_progressive_run_reports_time_memory_and_curve():
     assert r.n == 400 and r.seconds > 0 and r.memory > 0 and r.pickled > 0
     assert [i for i, _ in r.curve] == [100, 200, 300, 400]
     assert 0.5 < r.metric <= 1.0
+
+
+@pytest.mark.parametrize("ci, outcome", [
+    (None, pytest.skip.Exception), ("", pytest.skip.Exception), ("0", pytest.skip.Exception),
+    ("false", pytest.skip.Exception), ("true", pytest.fail.Exception), ("1", pytest.fail.Exception),
+])
+def test_tests_without_the_shared_data_skip_but_fail_under_ci(monkeypatch, ci, outcome):
+    monkeypatch.setattr(evaluation, "find_data_dir", lambda: None)
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="shared/data not found"):
+        shared_data_dir()
+
+
+def test_command_line_without_the_shared_data_says_where_to_put_it(monkeypatch, capsys):
+    monkeypatch.setattr(evaluation, "find_data_dir", lambda: None)
+    for name, file in (("elec", "elec.csv"), ("covtype", "covtype.csv.gz")):
+        assert main(["--dataset", name, "-n", "10"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert err.startswith(f"river-forests: error: {name} needs ../shared/data/{file}")
+        assert "RIVER_FORESTS_DATA=" in err
+
+
+def test_help_documents_the_data_folder_variable(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["--help"])
+    assert exit.value.code == 0 and "RIVER_FORESTS_DATA" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, option, value", [
+    (["-n", "0"], "-n/--samples", "0"), (["-n", "-5"], "-n/--samples", "-5"),
+    (["--trees", "0"], "--trees", "0"), (["--trees", "-1"], "--trees", "-1"),
+])
+def test_command_line_rejects_counts_below_one_in_one_line(capsys, args, option, value):
+    with pytest.raises(SystemExit) as exit:
+        main(["--only-ours", *args])
+    err = capsys.readouterr().err
+    assert exit.value.code == 2 and err.count("\n") == 1
+    assert err.startswith(
+        f"river-forests: error: argument {option}: must be a positive integer, got {value}")
+
+
+def test_progressive_run_scores_like_river_progressive_val_score():
+    """Both skip the samples a model cannot predict yet: before its first sample the forest
+    gives no probabilities and river's AMFRegressor predicts None."""
+    for dataset, make, metric in (
+        (datasets.Phishing(), lambda: MondrianForestClassifier(n_estimators=3, seed=1),
+         metrics.Accuracy),
+        (datasets.TrumpApproval(), lambda: forest.AMFRegressor(n_estimators=3, seed=1), metrics.MAE),
+    ):
+        ours = progressive_run(make(), list(dataset), metric(), progress=None).metric
+        assert ours == evaluate.progressive_val_score(dataset, make(), metric()).get()
+
+
+def test_river_regressors_are_scaled_in_the_comparison(capsys):
+    for model in river_baselines("reg", 2, 0).values():
+        assert isinstance(model, compose.Pipeline)
+        assert isinstance(next(iter(model.steps.values())), preprocessing.StandardScaler)
+    assert not any(isinstance(m, compose.Pipeline) for m in river_baselines("clf", 2, 0).values())
+    assert main(["--dataset", "trumpapproval", "-n", "200", "--trees", "2"]) == 0
+    out = capsys.readouterr().out
+    rows = {line[:34].strip(): line[34:].split() for line in out.splitlines()}
+    assert float(rows["river HoeffdingTreeRegressor"][0]) < 100  # 474,066,522 unscaled
+    assert "speed vs row 1" in out and "memory MiB" in out and "StandardScaler" in out
+
+
+class TwinForestClassifier(MondrianForestClassifier):
+    """A stand-in for a forest the package will export next."""
+
+
+def test_command_line_compares_every_forest_the_package_exports(monkeypatch, capsys):
+    monkeypatch.setattr(river_forests, "TwinForestClassifier", TwinForestClassifier, raising=False)
+    monkeypatch.setattr(river_forests, "__all__", [*river_forests.__all__, "TwinForestClassifier"])
+    assert main(["--dataset", "phishing", "-n", "50", "--only-ours"]) == 0
+    out = capsys.readouterr().out
+    assert "MondrianForestClassifier" in out and "TwinForestClassifier" in out
+
+
+def test_an_explicit_data_folder_is_the_only_one_tried(monkeypatch, tmp_path):
+    monkeypatch.setenv("RIVER_FORESTS_DATA", str(tmp_path))
+    assert evaluation.find_data_dir() is None  # no fallback to ../shared/data behind the user's back
+    (tmp_path / "elec.csv").write_text("a,b,class\n")
+    assert evaluation.find_data_dir() == tmp_path
