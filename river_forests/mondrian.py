@@ -175,6 +175,8 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
         yield {"n_estimators": 3, "seed": 1}
         yield {"n_estimators": 2, "lifetime": 2.0, "aggregation": "vote", "max_nodes": 31}
         yield {"n_estimators": 2, "subsampling": "poisson", "smoothing": 0.0}
+        # fewer slots than the checks' datasets have features: the reservoir subspace path
+        yield {"n_estimators": 2, "features_per_tree": 2, "seed": 3}
 
 
 class MondrianForestRegressor(_MondrianParams, ForestRegressor):
@@ -242,6 +244,7 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
         yield {"n_estimators": 3, "seed": 1}
         yield {"n_estimators": 2, "lifetime": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
                "subsample_rate": 0.7}
+        yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3}
 
 
 del numbers
