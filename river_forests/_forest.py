@@ -100,6 +100,13 @@ class BaseForest(base.Estimator, abc.ABC):
             raise ValueError(f"seed must be None or an int, got {seed!r}")
         self._core = self._new_core()
 
+    def __setstate__(self, state):
+        # a model pickled before features_per_tree and max_width existed used every feature
+        # and an unbounded registry: its trees were built that way
+        state.setdefault("features_per_tree", 2**31 - 1)
+        state.setdefault("max_width", 2**31 - 1)
+        self.__dict__.update(state)
+
     # ------------------------------------------------------------------ construction
 
     @property

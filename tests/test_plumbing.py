@@ -323,3 +323,19 @@ def test_accuracy_beats_the_majority_class(phishing):
         metric.update(y, model.predict_one(x))
         model.learn_one(x, y)
     assert metric.get() > 0.85  # the majority class is 0.56
+
+
+@pytest.mark.parametrize("task", ["clf", "reg"])
+def test_a_model_pickled_by_0_1_0_loads_and_resumes_identically(phishing, trump, task):
+    """tests/data/mondrian_0.1.0.pkl was written by release 0.1.0 (before feature subspaces,
+    max_width and the model lock): a forest saved mid-stream (250 samples, 2 trees) and the
+    predictions it gave after learning the next 250. It must load, resume and give them."""
+    import pathlib
+
+    saved, expected = pickle.loads((pathlib.Path(__file__).parent / "data" / "mondrian_0.1.0.pkl").read_bytes())[task]
+    model = pickle.loads(saved)
+    data = (phishing if task == "clf" else trump)[:500]
+    for x, y in data[250:]:
+        model.learn_one(x, y)
+    assert [model.predict_one(x) for x, _ in data] == expected
+    assert model.clone().features_per_tree == 2**31 - 1  # its trees keep every feature

@@ -379,10 +379,12 @@ cdef class Tree:
         self.n_values = 0
         self.max_features = max(<int32_t>state["n_features"], 1)
         self.ensure_features(self.max_features)
-        self.max_features = state["max_features"]
+        # a state saved before feature subspaces existed: slot d was column d, no bound
+        self.max_features = state.get("max_features", 2**31 - 1)
         self.n_features = state["n_features"]
-        self.n_columns = state["n_columns"]
-        cdef const int32_t[::1] columns = state["columns"]
+        self.n_columns = state.get("n_columns", self.n_features)
+        cdef const int32_t[::1] columns = state.get(
+            "columns", np.arange(self.n_features, dtype=np.int32))
         for i in range(self.n_features):
             self.columns[i] = columns[i]
         self.ensure_values(max(<int32_t>state["n_values"], 2))
