@@ -12,7 +12,7 @@ cdef extern from *:
 cdef class FeatureRegistry:
     cdef readonly dict index      # feature name -> column of the buffer (columns never move)
     cdef readonly list names      # column -> feature name, in registration order
-    cdef readonly Py_ssize_t max_width  # the most columns the registry ever holds (see module doc)
+    cdef readonly Py_ssize_t max_width  # the most names (columns) the registry ever holds
     cdef readonly bint full_warned      # a warning was given that the registry is full
     cdef double* buf              # scratch row: the last dict, NaN where a feature is missing
     cdef Py_ssize_t capacity      # allocated length of `buf`

@@ -4,17 +4,19 @@ A feature seen for the first time gets the next column; several new features arr
 same call are registered in a canonical order (sorted by ``repr``), so the columns a model uses
 never depend on the order of a dict's keys.
 
-The registry holds at most ``max_width`` columns, and this is the width policy of every tree
-kind: a tree's per-node rows (boxes, hulls, candidate statistics) and its per-sample work are
-bounded by the registry's width, so a bounded registry bounds them whatever the number of
-distinct feature names the stream shows (bag of words, one-hot ids). Once the registry is full,
-features it has not seen are ignored, exactly as features unknown at prediction time are, and a
-warning says so once; ``river.preprocessing.FeatureHasher`` in front of the forest folds an
-unbounded vocabulary into a bounded width instead. Missing features, ``None``, NaN and +/-inf are all
-stored as NaN, which the trees treat as "missing" (never used to grow a box or pick a side by
-threshold); so is a finite value beyond +/-``MAX_ABS_VALUE`` (1e38), which the trees' float32
-boxes could not hold, including an int too large for a float (``10**400``). A value that is not a real number raises a ``TypeError`` naming the feature before
-anything is registered, so the model is left unchanged.
+The registry holds at most ``max_width`` names, so the names a forest keeps are bounded
+whatever the number of distinct features the stream shows (bag of words, one-hot ids). Once it
+is full, features it has not seen are ignored, as features unknown at prediction time are, and
+a warning says so once; ``river.preprocessing.FeatureHasher`` in front of the forest folds an
+unbounded vocabulary into a bounded width instead. (What bounds a tree's per-node rows and
+per-sample work is its feature subspace, ``Tree.max_features``; see _tree.pxd. A row costs
+its keys here, not the registry's width: `fill` resets only the columns the last dict set.)
+
+Missing features, ``None``, NaN and +/-inf are all stored as NaN, which the trees treat as
+"missing" (never used to grow a box or pick a side by threshold); so is a finite value beyond +/-``MAX_ABS_VALUE`` (1e38), which the trees' float32
+boxes could not hold, including an int too large for a float (``10**400``). A value that is
+not a real number raises a ``TypeError`` naming the feature before anything is registered, so
+the model is left unchanged.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
@@ -108,7 +110,7 @@ cdef class FeatureRegistry:
                 f"has shown more: new features such as {ordered[max(room, 0)]!r} are ignored from "
                 "now on. For wide streams (bag of words, one-hot ids) put "
                 "river.preprocessing.FeatureHasher in front of the forest, or raise max_width "
-                "(memory per node grows with it)",
+                "(only the registry of names grows with it, not the trees)",
                 RuntimeWarning,
                 stacklevel=3,
             )
