@@ -3,7 +3,8 @@
 A forest here is a thin Python object: it validates its parameters, owns one compiled
 :class:`~river_forests._core._forest.ForestCore` (the feature registry, the label registry and
 the trees) and turns river's calls into single calls into that core. Each paper's module only
-says how to build one tree (`_make_tree`) and which parameters it takes.
+says which compiled tree it grows and with which parameters of its own; the parameters every
+forest shares, and their documentation (`shared_params_doc`), live here once.
 """
 
 from __future__ import annotations
@@ -61,11 +62,91 @@ def check_float(name, value, low, low_inclusive=True, high=None):
         raise ValueError(f"{name} must be {bound}, got {value!r}")
 
 
+_SHARED_DOC = {
+    "n_estimators": """
+    n_estimators
+        Number of trees.""",
+    "smoothing": """
+    smoothing
+        How a node's estimate leans on its parent's. Each node keeps the statistics of every
+        sample routed through it since it was created; a prediction walks from the root to the
+        leaf and, at each node that has seen data, mixes the node's own statistics with its
+        parent's estimate as a prior of this strength:
+        ``(stats + smoothing * parent_estimate) / (weight + smoothing)``. A leaf freshly
+        created by a split has seen no data, so it predicts its parent's estimate; with
+        ``smoothing=0`` this is a pure back-off to the deepest node with data.""",
+    "max_nodes": """
+    max_nodes
+        Cap on the nodes of each tree: the memory bound. A tree at the cap stops splitting but
+        its node statistics keep learning, so memory stays bounded whatever the length of the
+        stream.""",
+    "aggregation": """
+    aggregation
+        How the trees' class probabilities are combined (biau2008, section 2): ``"average"``
+        (default) takes their mean, the averaged classifier; ``"vote"`` gives each tree one
+        vote for its most probable class, probabilities being vote shares, the voting
+        classifier. Both are consistent when the trees are (the paper's proposition 1);
+        ``benchmarks/biau_forest_level.py`` compares them for every forest.""",
+    "subsampling": """
+    subsampling
+        Online subsampling of the stream for each tree (biau2008, section 5): ``None`` (every
+        tree learns every sample), ``"bernoulli"`` (a tree keeps a sample with probability
+        q_n) or ``"poisson"`` (online bagging: the sample's weight is Poisson(q_n)).""",
+    "subsample_rate": """
+    subsample_rate
+        q: the keep probability (Bernoulli) or mean weight (Poisson) of the first sample.""",
+    "subsample_decay": """
+    subsample_decay
+        beta in [0, 1): the n-th sample a tree is offered is kept at rate
+        q_n = subsample_rate * n^-beta. 0 (default) keeps the rate fixed. A positive beta
+        gives the decreasing rate of biau2008's theorem 7 (q_n -> 0 and n q_n -> infinity,
+        which holds exactly for 0 < beta < 1): each tree learns a vanishing fraction of the
+        stream, about subsample_rate * n^(1 - beta) / (1 - beta) samples, so the trees grow
+        more diverse and cheaper; bagging then makes even an inconsistent base rule (the
+        1-nearest neighbour of theorem 7) consistent. Needs ``subsampling``.""",
+    "features_per_tree": """
+    features_per_tree
+        Most features one tree works on: its per-node rows (boxes, ...) have one cell per kept
+        feature, never one per feature the stream has shown, so a node's bytes and a sample's
+        cost do not grow with the width of the stream (bag of words, one-hot ids). The first
+        ``features_per_tree`` features fill a tree in order, so a narrower stream keeps them
+        all; past that, each new feature enters a tree by reservoir sampling (the kept set is
+        a uniform sample of the features seen, different in each tree) and the feature it
+        replaces is forgotten by the tree. ``benchmarks/wide_sparse.py`` chose the default
+        (64: 21.6x river's ARF on a 50,000-word stream; 256 gained 1.5 points at an eighth of
+        the speed).""",
+    "max_width": """
+    max_width
+        Most feature names the forest registers. Past it, features not seen before are
+        ignored (as unknown features are at prediction time), with one warning; put
+        ``river.preprocessing.FeatureHasher`` in front for an unbounded vocabulary. Memory is
+        bounded by ``n_estimators * max_nodes`` node rows of at most ``features_per_tree``
+        cells plus ``max_width`` names, whatever the length or the width of the stream.""",
+    "seed": """
+    seed
+        Random seed. The same seed on the same stream gives the same model, whatever the
+        order of the features in the dicts.""",
+}
+
+
+N_ESTIMATORS_DOC = _SHARED_DOC["n_estimators"]
+
+
+def shared_params_doc(classifier: bool, overrides: dict | None = None) -> str:
+    """The documentation of the parameters every forest shares, in signature order after the
+    forest's own (``n_estimators``, first in every signature, is `N_ESTIMATORS_DOC`); a forest
+    may reword one (`overrides`, by name) where its trees give it a sharper meaning."""
+    docs = dict(_SHARED_DOC, **(overrides or {}))
+    names = [n for n in _SHARED_DOC if n != "n_estimators" and (classifier or n != "aggregation")]
+    return "".join(docs[n] for n in names)
+
+
 class BaseForest(base.Estimator, abc.ABC):
     """Parameters and plumbing common to every forest.
 
-    Subclasses call ``super().__init__`` with the shared parameters, validate their own before,
-    and implement ``_make_tree(task, seed)``.
+    Subclasses validate their own parameters, call ``super().__init__`` with the shared ones,
+    and say which compiled tree they grow (``_tree_class``) with which of its parameters
+    (``_tree_params()``): every tree kind takes the shared ones the same way.
     """
 
     _task: int
@@ -73,19 +154,27 @@ class BaseForest(base.Estimator, abc.ABC):
     def __init__(
         self,
         n_estimators: int,
+        max_nodes: int,
+        smoothing: float,
         subsampling: str | None,
         subsample_rate: float,
+        subsample_decay: float,
         features_per_tree: int,
         max_width: int,
         seed: int | None,
     ):
         self.n_estimators = n_estimators
+        self.max_nodes = max_nodes
+        self.smoothing = smoothing
         self.subsampling = subsampling
         self.subsample_rate = subsample_rate
+        self.subsample_decay = subsample_decay
         self.features_per_tree = features_per_tree
         self.max_width = max_width
         self.seed = seed
         check_int("n_estimators", n_estimators, 1)
+        check_int("max_nodes", max_nodes, 1, 2**31 - 1)
+        check_float("smoothing", smoothing, 0.0)
         check_int("features_per_tree", features_per_tree, 1, 2**31 - 1)
         check_int("max_width", max_width, 1, 2**31 - 1)
         if subsampling not in SUBSAMPLING:
@@ -96,6 +185,14 @@ class BaseForest(base.Estimator, abc.ABC):
             check_float("subsample_rate", subsample_rate, 0.0, low_inclusive=False, high=1.0)
         else:
             check_float("subsample_rate", subsample_rate, 0.0, low_inclusive=False)
+        check_float("subsample_decay", subsample_decay, 0.0)
+        if subsample_decay >= 1.0:
+            raise ValueError(
+                "subsample_decay must be < 1 (the rate q_n = subsample_rate * n^-subsample_decay "
+                f"must keep n * q_n growing), got {subsample_decay!r}"
+            )
+        if subsample_decay > 0.0 and subsampling is None:
+            raise ValueError("subsample_decay needs subsampling='bernoulli' or 'poisson'")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise ValueError(f"seed must be None or an int, got {seed!r}")
         self._core = self._new_core()
@@ -105,6 +202,7 @@ class BaseForest(base.Estimator, abc.ABC):
         # and an unbounded registry: its trees were built that way
         state.setdefault("features_per_tree", 2**31 - 1)
         state.setdefault("max_width", 2**31 - 1)
+        state.setdefault("subsample_decay", 0.0)
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ construction
@@ -113,19 +211,32 @@ class BaseForest(base.Estimator, abc.ABC):
     def _vote(self) -> bool:
         return False
 
-    @abc.abstractmethod
+    #: the compiled tree class of this forest (a `_core._tree.Tree` kind)
+    _tree_class: type
+
+    def _tree_params(self) -> dict:
+        """The kind's own parameters of a compiled tree, by name."""
+        return {}
+
     def _make_tree(self, task: int, seed: int):
         """One compiled tree of this forest, seeded with the 64-bit `seed`."""
+        return self._tree_class(
+            task=task,
+            max_nodes=self.max_nodes,
+            max_features=self.features_per_tree,
+            smoothing=float(self.smoothing),
+            subsample_mode=SUBSAMPLING[self.subsampling],
+            subsample_rate=float(self.subsample_rate),
+            subsample_decay=float(self.subsample_decay),
+            seed=seed,
+            **self._tree_params(),
+        )
 
     def _new_core(self) -> ForestCore:
         seed = self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
         trees = [self._make_tree(self._task, tree_seed(seed, i)) for i in range(self.n_estimators)]
         return ForestCore(trees, self._task == TASK_CLASSIFICATION, self._vote,
                           max_width=self.max_width)
-
-    @property
-    def _subsampling_code(self) -> int:
-        return SUBSAMPLING[self.subsampling]
 
     # ------------------------------------------------------------------ introspection
 
@@ -222,13 +333,13 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
 
     _task = TASK_CLASSIFICATION
 
-    def __init__(self, n_estimators, aggregation, subsampling, subsample_rate, features_per_tree,
-                 max_width, seed):
+    def __init__(self, n_estimators, max_nodes, smoothing, aggregation, subsampling, subsample_rate,
+                 subsample_decay, features_per_tree, max_width, seed):
         if aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be 'average' or 'vote', got {aggregation!r}")
         self.aggregation = aggregation
-        super().__init__(n_estimators, subsampling, subsample_rate, features_per_tree, max_width,
-                         seed)
+        super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
+                         subsample_decay, features_per_tree, max_width, seed)
 
     @property
     def _vote(self) -> bool:

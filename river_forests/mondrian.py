@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
-
 from ._core._mondrian import MondrianTree
-from ._forest import ForestClassifier, ForestRegressor, check_float, check_int
+from ._forest import (_SHARED_DOC, N_ESTIMATORS_DOC, ForestClassifier, ForestRegressor,
+                      check_float, shared_params_doc)
 
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor"]
 
@@ -13,39 +12,28 @@ __all__ = ["MondrianForestClassifier", "MondrianForestRegressor"]
 class _MondrianParams:
     """Parameter handling shared by the Mondrian classifier and regressor."""
 
-    def _set_mondrian(self, lifetime, lifetime_scale, smoothing, max_nodes):
+    _tree_class = MondrianTree
+
+    def _set_mondrian(self, lifetime, lifetime_scale):
         self.lifetime = lifetime
         self.lifetime_scale = lifetime_scale
-        self.smoothing = smoothing
-        self.max_nodes = max_nodes
         if isinstance(lifetime, str):
             if lifetime != "consistent":
                 raise ValueError(f"lifetime must be 'consistent' or a positive float, got {lifetime!r}")
         else:
             check_float("lifetime", lifetime, 0.0, low_inclusive=False)
         check_float("lifetime_scale", lifetime_scale, 0.0, low_inclusive=False)
-        check_float("smoothing", smoothing, 0.0)
-        check_int("max_nodes", max_nodes, 1, 2**31 - 1)
 
-    def _make_tree(self, task, seed):
+    def _tree_params(self):
         consistent = self.lifetime == "consistent"
-        return MondrianTree(
-            task,
-            self.max_nodes,
-            float(self.smoothing),
-            self._subsampling_code,
-            float(self.subsample_rate),
-            seed,
-            consistent,
-            0.0 if consistent else float(self.lifetime),
-            float(self.lifetime_scale),
-            max_features=self.features_per_tree,
+        return dict(
+            consistent=consistent,
+            fixed_lifetime=0.0 if consistent else float(self.lifetime),
+            lifetime_scale=float(self.lifetime_scale),
         )
 
 
 _PARAMS_DOC = """
-    n_estimators
-        Number of trees.
     lifetime
         ``"consistent"`` (default): the lifetime grows with the number n of samples a tree has
         learned, lambda_n = lifetime_scale * n^(1/(d+2)) with d the number of features, the
@@ -53,48 +41,25 @@ _PARAMS_DOC = """
         A positive float gives the fixed-lifetime Mondrian forest of Lakshminarayanan et al.
         (2014), which the paper shows is inconsistent (proposition 1); kept for comparison.
     lifetime_scale
-        Multiplies the consistent lifetime schedule. Ignored for a fixed lifetime.
-    smoothing
-        How a node's estimate leans on its parent's. Each node keeps the statistics of every
-        sample routed through it since it was created; a prediction walks from the root to the
-        leaf and, at each node that has seen data, mixes the node's own statistics with its
-        parent's estimate as a prior of this strength:
-        ``(stats + smoothing * parent_estimate) / (weight + smoothing)``. A leaf freshly
-        created by a split has seen no data, so it predicts its parent's estimate; with
-        ``smoothing=0`` this is a pure back-off to the deepest node with data. Positive values
-        blend the path (a Dirichlet-style hierarchical smoothing, in the spirit of the
-        hierarchical prior of Lakshminarayanan et al. that the paper cites). The default
-        blends: in ``benchmarks/mondrian_tuning.py`` (four streams) blending beat the pure
-        back-off on average at the default lifetime, and 0.5 was the best blend.
+        Multiplies the consistent lifetime schedule. Ignored for a fixed lifetime."""
+
+_OVERRIDES = {
+    "max_nodes": """
     max_nodes
         Cap on the nodes of each tree: the memory bound. A tree at the cap stops splitting
         (both kinds of split) but its boxes and node statistics keep learning, so memory stays
-        bounded whatever the length of the stream.
-    subsampling
-        Online subsampling of the stream for each tree: ``None`` (every tree learns every
-        sample), ``"bernoulli"`` (a tree keeps a sample with probability ``subsample_rate``)
-        or ``"poisson"`` (online bagging: weight ~ Poisson(``subsample_rate``)).
-    subsample_rate
-        Keep probability (Bernoulli) or mean weight (Poisson).
-    features_per_tree
-        Most features one tree works on: its per-node rows (boxes) have one cell per kept
-        feature, never one per feature the stream has shown, so a node's bytes and a sample's
-        cost do not grow with the width of the stream (bag of words, one-hot ids). The first
-        ``features_per_tree`` features fill a tree in order, so a narrower stream keeps them
-        all; past that, each new feature enters a tree by reservoir sampling (the kept set is
-        a uniform sample of the features seen, different in each tree) and the feature it
-        replaces is forgotten by the boxes. ``benchmarks/wide_sparse.py`` chose the default
-        (64: 21.6x river's ARF on a 50,000-word stream; 256 gained 1.5 points at an eighth of
-        the speed).
-    max_width
-        Most feature names the forest registers. Past it, features not seen before are
-        ignored (as unknown features are at prediction time), with one warning; put
-        ``river.preprocessing.FeatureHasher`` in front for an unbounded vocabulary. Memory is
-        bounded by ``n_estimators * max_nodes * features_per_tree`` box cells plus
-        ``max_width`` names, whatever the length or the width of the stream.
-    seed
-        Random seed. The same seed on the same stream gives the same model, whatever the
-        order of the features in the dicts."""
+        bounded whatever the length of the stream.""",
+    "smoothing": _SHARED_DOC["smoothing"] + """ Positive values blend the path (a
+        Dirichlet-style hierarchical smoothing, in the spirit of the hierarchical prior of
+        Lakshminarayanan et al. that the paper cites). The default blends: in
+        ``benchmarks/mondrian_tuning.py`` (four streams) blending beat the pure back-off on
+        average at the default lifetime, and 0.5 was the best blend.""",
+}
+
+
+def _params_doc(classifier):
+    return N_ESTIMATORS_DOC + _PARAMS_DOC + shared_params_doc(classifier, _OVERRIDES)
+
 
 _ALGO_DOC = """
     Each tree is a Mondrian process on the range of the data it has seen, whose lifetime grows
@@ -122,14 +87,7 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
         + """
     Parameters
     ----------"""
-        + _PARAMS_DOC.replace(
-            "    subsampling\n",
-            """    aggregation
-        ``"average"`` (default): mean of the trees' class probabilities, the estimator of the
-        paper's theorem 2. ``"vote"``: majority vote, probabilities being vote shares.
-    subsampling
-""",
-        )
+        + _params_doc(classifier=True)
         + """
 
     Examples
@@ -162,13 +120,14 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
         aggregation: str = "average",
         subsampling: str | None = None,
         subsample_rate: float = 1.0,
+        subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
         seed: int | None = None,
     ):
-        self._set_mondrian(lifetime, lifetime_scale, smoothing, max_nodes)
-        super().__init__(n_estimators, aggregation, subsampling, subsample_rate, features_per_tree,
-                         max_width, seed)
+        self._set_mondrian(lifetime, lifetime_scale)
+        super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
+                         subsample_rate, subsample_decay, features_per_tree, max_width, seed)
 
     @classmethod
     def _unit_test_params(cls):
@@ -197,7 +156,7 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
 
     Parameters
     ----------"""
-        + _PARAMS_DOC
+        + _params_doc(classifier=False)
         + """
 
     Examples
@@ -231,13 +190,14 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
         max_nodes: int = 4095,
         subsampling: str | None = None,
         subsample_rate: float = 1.0,
+        subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
         seed: int | None = None,
     ):
-        self._set_mondrian(lifetime, lifetime_scale, smoothing, max_nodes)
-        super().__init__(n_estimators, subsampling, subsample_rate, features_per_tree, max_width,
-                         seed)
+        self._set_mondrian(lifetime, lifetime_scale)
+        super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
+                         subsample_decay, features_per_tree, max_width, seed)
 
     @classmethod
     def _unit_test_params(cls):
@@ -246,5 +206,3 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
                "subsample_rate": 0.7}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3}
 
-
-del numbers

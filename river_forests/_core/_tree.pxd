@@ -1,10 +1,17 @@
-# The compiled tree base class every forest's trees derive from.
+# The tree protocol: the compiled base class every tree kind derives from.
 #
 # A tree is one object holding parallel typed arrays (one row per node, grown by doubling),
 # never one Python object per node. The base owns what every tree kind needs: the topology,
-# an axis-aligned split, the per-node statistics, the smoothed root-to-leaf prediction, the
-# per-tree online subsampling and the random generator. A tree kind adds its own arrays by
-# overriding the `_resize_*` hooks and implements `learn`.
+# the per-node statistics, the feature subspace and class widths, the sample count, the
+# root, the node cap, the smoothed root-to-leaf prediction, the per-tree online subsampling,
+# the random generator, and the storage of every array and scalar a kind declares.
+#
+# A kind (one file pair: `_mondrian`, `_purely_random`, ...) declares its extra arrays and
+# scalars once, in its `__cinit__` (`declare_array` / `declare_scalar`): that one row drives
+# allocation, growth, freeing, `__sizeof__`, `get_state`, `set_state` and the construction
+# parameters, which reach the tree by name (`Tree(task=..., max_nodes=..., seed=..., ...)`).
+# It then implements `learn` and, if it does not cut on one feature at a time, `descend`
+# (the router; the axis-aligned one is `_axis.child`).
 
 from libc.stdint cimport int32_t, uint64_t
 
@@ -16,8 +23,49 @@ cdef enum:
 
 cdef enum:
     SUBSAMPLE_NONE = 0       # every tree learns every sample with weight 1
-    SUBSAMPLE_BERNOULLI = 1  # a tree keeps a sample with probability `subsample_rate`
-    SUBSAMPLE_POISSON = 2    # online bagging: weight ~ Poisson(`subsample_rate`)
+    SUBSAMPLE_BERNOULLI = 1  # a tree keeps a sample with probability q_n
+    SUBSAMPLE_POISSON = 2    # online bagging: weight ~ Poisson(q_n)
+
+cdef enum:
+    STATE_VERSION = 2        # version of `get_state`'s dict (1: 0.1.0, no "version" key)
+
+# --- the declaration table ---
+cdef enum:
+    CELL_I32 = 0             # int32_t cells
+    CELL_F64 = 1             # double cells
+    CELL_F32 = 2             # float cells
+
+cdef enum:
+    ROWS_NODE = 0            # one row per node (`capacity` rows; `n_nodes` saved)
+    ROWS_SLOT = 1            # one row per feature slot (`feature_capacity` rows; `n_features` saved)
+    ROWS_PATH = 2            # `capacity + 1` rows, scratch for a root-to-leaf walk
+
+cdef enum:
+    SCALAR_INT = 0           # C int
+    SCALAR_BOOL = 1          # bint (a C int read back as a Python bool)
+    SCALAR_I32 = 2           # int32_t
+    SCALAR_I64 = 3           # long long
+    SCALAR_F64 = 4           # double
+
+cdef enum:
+    MAX_ARRAYS = 32
+    MAX_SCALARS = 40
+
+ctypedef struct ArraySpec:
+    void** ptr               # address of the array field
+    const char* name         # key in the saved state
+    int cell                 # CELL_*
+    int rows                 # ROWS_*
+    int32_t* stride          # cells per row (NULL: 1); a width field of the tree
+    int32_t* cols            # cells per row saved (NULL: the whole stride)
+    bint saved               # part of the pickled state (else scratch)
+    double fill              # value of a new cell (-1 for int32 links)
+
+ctypedef struct ScalarSpec:
+    void* ptr                # address of the scalar field
+    const char* name         # key in the saved state and name of the construction parameter
+    int kind                 # SCALAR_*
+    bint param               # may be set by name when the tree is built
 
 
 cdef class Tree:
@@ -25,8 +73,8 @@ cdef class Tree:
     cdef int32_t* left          # left child, -1 for a leaf
     cdef int32_t* right         # right child, -1 for a leaf
     cdef int32_t* parent        # parent, -1 for the root
-    cdef int32_t* feature       # split registry column of an interior node
-                                # (x[feature] <= threshold -> left)
+    cdef int32_t* feature       # split registry column of an axis-aligned interior node
+                                # (x[feature] <= threshold -> left; see _axis.pxd)
     cdef double* threshold      # split threshold of an interior node
     cdef double* weight         # total sample weight routed through the node since its creation
     cdef double* value          # `value_stride` statistics per node: class weights (classification)
@@ -56,15 +104,32 @@ cdef class Tree:
     cdef int task               # TASK_CLASSIFICATION or TASK_REGRESSION
     cdef double smoothing       # strength of the parent's estimate in a node's estimate (>= 0)
     cdef int subsample_mode     # SUBSAMPLE_NONE / _BERNOULLI / _POISSON
-    cdef double subsample_rate  # Bernoulli keep probability, or Poisson mean
+    cdef double subsample_rate  # q: Bernoulli keep probability, or Poisson mean
+    cdef double subsample_decay # beta: q_n = q * n^-beta for the n-th sample offered (biau2008
+                                # theorem 7 wants q_n -> 0 and n q_n -> infinity: 0 < beta < 1)
+    cdef long long n_offered    # samples offered to this tree (learned or not)
     cdef long long n_seen       # samples this tree has learned (weight > 0)
     cdef RNG rng                # this tree's random generator (structure and subsampling)
 
+    # --- the declaration table (see the top of this file) ---
+    cdef ArraySpec arrays_[MAX_ARRAYS]
+    cdef int n_arrays
+    cdef ScalarSpec scalars_[MAX_SCALARS]
+    cdef int n_scalars
+
+    cdef int declare_array(self, void** ptr, const char* name, int cell, int rows, int32_t* stride,
+                           int32_t* cols, bint saved, double fill) except -1
+    cdef int declare_scalar(self, void* ptr, const char* name, int kind, bint param) except -1
+    cdef int _start(self) except -1
+
     # node storage
+    cdef bint can_add(self, int32_t k) noexcept nogil
     cdef int32_t add_node(self, int32_t parent) except -1 nogil
+    cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil
     cdef int _resize_nodes(self, int32_t capacity) except -1 nogil
     cdef int _resize_features(self, int32_t capacity) except -1 nogil
     cdef int _resize_values(self, int32_t stride) except -1 nogil
+    cdef int _restride(self, int32_t* stride, int32_t new_stride) except -1 nogil
     cdef int _clear_slot(self, int32_t slot) except -1 nogil
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil
     cdef int ensure_values(self, int32_t n_values) except -1 nogil
@@ -84,18 +149,6 @@ cdef class Tree:
     cpdef set_state(self, dict state)
 
 
-# --- per-node kernels shared by every tree kind, inlined into each hot loop (a virtual call
-# per node would cost as much as the work) ---
-cdef inline int32_t child(Tree tree, int32_t node, const double* x) noexcept nogil:
-    """The child of interior `node` that `x` goes to; a missing value goes to the heavier side."""
-    cdef double v = x[tree.feature[node]]
-    cdef int32_t l = tree.left[node]
-    cdef int32_t r = tree.right[node]
-    if v != v:
-        return l if tree.weight[l] >= tree.weight[r] else r
-    return l if v <= tree.threshold[node] else r
-
-
 cdef inline void add_stats(Tree tree, int32_t node, double y, double w) noexcept nogil:
     """Count a sample of target `y` (class index or value) and weight `w` in `node`."""
     cdef double* v = tree.value + <size_t>node * tree.value_stride
@@ -112,9 +165,7 @@ cdef int grow_array(void** ptr, size_t n_bytes) except -1 nogil
 # row-major (rows x stride) blocks of `item`-byte cells (float64 statistics, float32 boxes)
 cdef int restride(void** ptr, size_t item, int32_t rows, int32_t old_stride, int32_t new_stride,
                   const void* fill) except -1 nogil
-cdef object export_vector(const double* ptr, int32_t n)
-cdef object export_rows(const void* ptr, object dtype, int32_t rows, int32_t stride, int32_t cols)
-cdef int import_rows(void* ptr, object dtype, object array, int32_t stride) except -1
+cdef int32_t doubled(int32_t capacity, int32_t needed) noexcept nogil
 
 
 # --- cache hint shared by every tree kind: a walk asks for the next node's rows early ---

@@ -1,11 +1,12 @@
-"""The compiled tree base: node storage, statistics, smoothed prediction, subsampling, pickling.
+"""The tree protocol: node storage driven by one declaration table, the bookkeeping every
+kind needs, smoothed prediction, subsampling, pickling.
 
-See `_tree.pxd` for the fields. Every method that runs per sample is `nogil` and touches no
+See `_tree.pxd` for the fields and the protocol. Every method that runs per sample is `nogil` and touches no
 Python object, so a forest can drive many trees from one compiled loop (or several threads).
 """
 
 from cpython.mem cimport PyMem_Free
-from libc.math cimport INFINITY, NAN
+from libc.math cimport INFINITY, NAN, pow
 from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -14,6 +15,7 @@ import numpy as np
 
 cimport numpy as cnp
 
+from ._axis cimport child
 from ._random cimport rng_poisson, rng_randint, rng_seed, rng_uniform
 
 cnp.import_array()
@@ -86,7 +88,7 @@ cdef int import_rows(void* ptr, object dtype, object array, int32_t stride) exce
     return 0
 
 
-cdef inline int32_t doubled(int32_t capacity, int32_t needed) noexcept nogil:
+cdef int32_t doubled(int32_t capacity, int32_t needed) noexcept nogil:
     """Capacity doubled (from at least 4) until it holds `needed`."""
     if capacity < 4:
         capacity = 4
@@ -95,28 +97,78 @@ cdef inline int32_t doubled(int32_t capacity, int32_t needed) noexcept nogil:
     return capacity
 
 
-cdef inline object _export_i32(const int32_t* ptr, int32_t n):
-    out = np.empty(n, dtype=np.int32)
-    cdef int32_t[::1] view = out
-    if n > 0:
-        memcpy(&view[0], ptr, n * sizeof(int32_t))
-    return out
+cdef size_t _CELL_BYTES[3]
+_CELL_BYTES[CELL_I32] = sizeof(int32_t)
+_CELL_BYTES[CELL_F64] = sizeof(double)
+_CELL_BYTES[CELL_F32] = sizeof(float)
+_CELL_DTYPES = {CELL_I32: np.int32, CELL_F64: np.float64, CELL_F32: np.float32}
 
 
-cdef object export_vector(const double* ptr, int32_t n):
-    """Copy `n` doubles into a new numpy array."""
-    out = np.empty(n, dtype=np.float64)
-    cdef double[::1] view = out
-    if n > 0:
-        memcpy(&view[0], ptr, n * sizeof(double))
-    return out
+cdef inline void _set_cell(void* p, int cell, size_t i, double v) noexcept nogil:
+    if cell == CELL_I32:
+        (<int32_t*>p)[i] = <int32_t>v
+    elif cell == CELL_F64:
+        (<double*>p)[i] = v
+    else:
+        (<float*>p)[i] = <float>v
+
+
+cdef inline void _fill_cells(void* p, int cell, size_t start, size_t stop, double v) noexcept nogil:
+    cdef size_t i
+    for i in range(start, stop):
+        _set_cell(p, cell, i, v)
+
+
+# ----------------------------------------------------------------------------------------
+# the declaration table
+# ----------------------------------------------------------------------------------------
+
+cdef object _get_scalar(ScalarSpec* s):
+    if s.kind == SCALAR_INT:
+        return (<int*>s.ptr)[0]
+    if s.kind == SCALAR_BOOL:
+        return bool((<int*>s.ptr)[0])
+    if s.kind == SCALAR_I32:
+        return (<int32_t*>s.ptr)[0]
+    if s.kind == SCALAR_I64:
+        return (<long long*>s.ptr)[0]
+    return (<double*>s.ptr)[0]
+
+
+cdef inline size_t _rows(Tree tree, int rows) noexcept nogil:
+    """Rows allocated in an array of row kind `rows`."""
+    if rows == ROWS_NODE:
+        return tree.capacity
+    if rows == ROWS_SLOT:
+        return tree.feature_capacity
+    return <size_t>tree.capacity + 1
+
+
+cdef inline size_t _stride(ArraySpec* a) noexcept nogil:
+    """Cells per row of array `a`."""
+    return <size_t>a.stride[0] if a.stride != NULL else 1
+
+
+cdef object _export(Tree tree, ArraySpec* a):
+    """The saved part of array `a` as a new numpy array (1-D for one cell per row)."""
+    cdef int32_t rows = tree.n_nodes if a.rows == ROWS_NODE else tree.n_features
+    cdef int32_t stride = <int32_t>_stride(a)
+    cdef int32_t cols = a.cols[0] if a.cols != NULL else stride
+    out = export_rows(a.ptr[0], _CELL_DTYPES[a.cell], rows, stride, cols)
+    return out if a.stride != NULL else out.reshape(rows)
 
 
 # ----------------------------------------------------------------------------------------
 # the base tree
 # ----------------------------------------------------------------------------------------
 
+# ----------------------------------------------------------------------------------------
+# the base tree
+# ----------------------------------------------------------------------------------------
+
 cdef class Tree:
+    #: the router of the kind's interior nodes, saved in its state ("axis": _axis.child)
+    split_kind = "axis"
 
     def __cinit__(self, *args, **kwargs):
         # C fields start zeroed (pointers NULL); only the non-zero defaults are set here
@@ -124,64 +176,147 @@ cdef class Tree:
         self.max_nodes = 1
         self.max_features = 2**31 - 1
         self.subsample_rate = 1.0
+        # the base's rows of the declaration table
+        self.declare_array(<void**>&self.left, b"left", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        self.declare_array(<void**>&self.right, b"right", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        self.declare_array(<void**>&self.parent, b"parent", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        self.declare_array(<void**>&self.feature, b"feature", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        self.declare_array(<void**>&self.threshold, b"threshold", CELL_F64, ROWS_NODE, NULL, NULL, True, NAN)
+        self.declare_array(<void**>&self.weight, b"weight", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        self.declare_array(<void**>&self.value, b"value", CELL_F64, ROWS_NODE, &self.value_stride,
+                           &self.n_values, True, 0.0)
+        self.declare_array(<void**>&self.path, b"path", CELL_I32, ROWS_PATH, NULL, NULL, False, -1)
+        self.declare_array(<void**>&self.columns, b"columns", CELL_I32, ROWS_SLOT, NULL, NULL, True, -1)
+        self.declare_scalar(&self.task, b"task", SCALAR_INT, True)
+        self.declare_scalar(&self.max_nodes, b"max_nodes", SCALAR_I32, True)
+        self.declare_scalar(&self.max_features, b"max_features", SCALAR_I32, True)
+        self.declare_scalar(&self.smoothing, b"smoothing", SCALAR_F64, True)
+        self.declare_scalar(&self.subsample_mode, b"subsample_mode", SCALAR_INT, True)
+        self.declare_scalar(&self.subsample_rate, b"subsample_rate", SCALAR_F64, True)
+        self.declare_scalar(&self.subsample_decay, b"subsample_decay", SCALAR_F64, True)
+        self.declare_scalar(&self.n_offered, b"n_offered", SCALAR_I64, False)
+        self.declare_scalar(&self.n_seen, b"n_seen", SCALAR_I64, False)
+        self.declare_scalar(&self.root, b"root", SCALAR_I32, False)
+        self.declare_scalar(&self.n_features, b"n_features", SCALAR_I32, False)
+        self.declare_scalar(&self.n_columns, b"n_columns", SCALAR_I32, False)
+        self.declare_scalar(&self.n_values, b"n_values", SCALAR_I32, False)
 
-    def __init__(self, int task, int max_nodes, double smoothing, int subsample_mode,
-                 double subsample_rate, uint64_t seed, int max_features=2**31 - 1):
-        self.task = task
-        self.max_nodes = max_nodes
-        self.max_features = max_features
-        self.smoothing = smoothing
-        self.subsample_mode = subsample_mode
-        self.subsample_rate = subsample_rate
-        rng_seed(&self.rng, seed)
-        if task == TASK_REGRESSION:
+    def __init__(self, **params):
+        """A new empty tree. Every parameter is given by name: the base's (`task`,
+        `max_nodes`, `max_features`, `smoothing`, `subsample_mode`, `subsample_rate`,
+        `subsample_decay`, `seed`) and those the kind declares; the forest validated them."""
+        seed = params.pop("seed", 0)
+        for name, v in params.items():
+            self._set_scalar(name, v, True)
+        rng_seed(&self.rng, <uint64_t>seed)
+        if self.task == TASK_REGRESSION:
             self.n_values = 2
-            self._resize_values(2)
-        else:
-            self._resize_values(2)
+        self._resize_values(2)
         self._resize_features(4)
-        self._resize_nodes(min(16, max_nodes))
+        self._resize_nodes(min(16, self.max_nodes))
+        self._start()
+
+    cdef int _start(self) except -1:
+        """Hook: a kind's first draws once the tree is seeded and allocated."""
+        return 0
 
     def __dealloc__(self):
-        free(self.left)
-        free(self.right)
-        free(self.parent)
-        free(self.feature)
-        free(self.threshold)
-        free(self.weight)
-        free(self.value)
-        free(self.path)
-        free(self.columns)
+        cdef int k
+        for k in range(self.n_arrays):
+            free(self.arrays_[k].ptr[0])
+            self.arrays_[k].ptr[0] = NULL
+
+    # ---------------------------------------------------------------- the declaration table
+
+    cdef int declare_array(self, void** ptr, const char* name, int cell, int rows, int32_t* stride,
+                           int32_t* cols, bint saved, double fill) except -1:
+        """Declare one array field of the tree (called from `__cinit__`): the table does the
+        rest (allocation and growth with the node, slot or value widths, fill of new cells,
+        free, size, state)."""
+        if self.n_arrays >= MAX_ARRAYS:
+            raise RuntimeError("too many tree arrays: raise MAX_ARRAYS in _tree.pxd")
+        self.arrays_[self.n_arrays] = ArraySpec(ptr, name, cell, rows, stride, cols, saved, fill)
+        self.n_arrays += 1
+        return 0
+
+    cdef int declare_scalar(self, void* ptr, const char* name, int kind, bint param) except -1:
+        """Declare one scalar field (called from `__cinit__`): saved in the state under `name`,
+        and a construction parameter of that name if `param`."""
+        if self.n_scalars >= MAX_SCALARS:
+            raise RuntimeError("too many tree scalars: raise MAX_SCALARS in _tree.pxd")
+        self.scalars_[self.n_scalars] = ScalarSpec(ptr, name, kind, param)
+        self.n_scalars += 1
+        return 0
+
+    def _set_scalar(self, str name, object v, bint param_only):
+        cdef int k
+        cdef ScalarSpec* s
+        cdef bytes key = name.encode()
+        for k in range(self.n_scalars):
+            s = &self.scalars_[k]
+            if s.name == key and (s.param or not param_only):
+                if s.kind == SCALAR_INT or s.kind == SCALAR_BOOL:
+                    (<int*>s.ptr)[0] = <int>v
+                elif s.kind == SCALAR_I32:
+                    (<int32_t*>s.ptr)[0] = <int32_t>v
+                elif s.kind == SCALAR_I64:
+                    (<long long*>s.ptr)[0] = <long long>v
+                else:
+                    (<double*>s.ptr)[0] = <double>v
+                return
+        raise TypeError(f"{type(self).__name__} has no parameter {name!r}")
 
     # ---------------------------------------------------------------- node storage
 
     cdef int _resize_nodes(self, int32_t capacity) except -1 nogil:
-        cdef size_t n = capacity
-        grow_array(<void**>&self.left, n * sizeof(int32_t))
-        grow_array(<void**>&self.right, n * sizeof(int32_t))
-        grow_array(<void**>&self.parent, n * sizeof(int32_t))
-        grow_array(<void**>&self.feature, n * sizeof(int32_t))
-        grow_array(<void**>&self.threshold, n * sizeof(double))
-        grow_array(<void**>&self.weight, n * sizeof(double))
-        grow_array(<void**>&self.value, n * self.value_stride * sizeof(double))
-        grow_array(<void**>&self.path, (n + 1) * sizeof(int32_t))
+        cdef int k
+        cdef ArraySpec* a
+        cdef size_t rows
+        for k in range(self.n_arrays):
+            a = &self.arrays_[k]
+            if a.rows == ROWS_SLOT:
+                continue
+            rows = capacity if a.rows == ROWS_NODE else <size_t>capacity + 1
+            grow_array(a.ptr, rows * _stride(a) * _CELL_BYTES[a.cell])
         self.capacity = capacity
         return 0
 
     cdef int _resize_features(self, int32_t capacity) except -1 nogil:
-        grow_array(<void**>&self.columns, <size_t>capacity * sizeof(int32_t))
-        self.feature_capacity = capacity
+        """`capacity` slots: per-slot arrays grow (new cells filled), and arrays with one cell
+        per slot in each node row are restrided."""
+        cdef int k
+        cdef ArraySpec* a
+        cdef int32_t old = self.feature_capacity
+        for k in range(self.n_arrays):
+            a = &self.arrays_[k]
+            if a.rows == ROWS_SLOT:
+                grow_array(a.ptr, <size_t>capacity * _stride(a) * _CELL_BYTES[a.cell])
+                _fill_cells(a.ptr[0], a.cell, <size_t>old * _stride(a),
+                            <size_t>capacity * _stride(a), a.fill)
+        self._restride(&self.feature_capacity, capacity)
+        return 0
+
+    cdef int _resize_values(self, int32_t stride) except -1 nogil:
+        return self._restride(&self.value_stride, stride)
+
+    cdef int _restride(self, int32_t* stride, int32_t new_stride) except -1 nogil:
+        """Give every node array whose row width is the field `stride` `new_stride` cells a row
+        (new cells filled), and set the field."""
+        cdef int k
+        cdef ArraySpec* a
+        cdef char cell[8]
+        for k in range(self.n_arrays):
+            a = &self.arrays_[k]
+            if a.stride == stride and a.rows != ROWS_SLOT:
+                _set_cell(cell, a.cell, 0, a.fill)
+                restride(a.ptr, _CELL_BYTES[a.cell], <int32_t>_rows(self, a.rows), stride[0],
+                         new_stride, cell)
+        stride[0] = new_stride
         return 0
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
         """Forget what the tree kind keeps of the feature in `slot` (it leaves the subspace);
         splits already made on it stay, routing by its registry column."""
-        return 0
-
-    cdef int _resize_values(self, int32_t stride) except -1 nogil:
-        cdef double zero = 0.0
-        restride(<void**>&self.value, sizeof(double), self.capacity, self.value_stride, stride, &zero)
-        self.value_stride = stride
         return 0
 
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
@@ -212,44 +347,99 @@ cdef class Tree:
             self.n_values = n_values
         return 0
 
+    cdef bint can_add(self, int32_t k) noexcept nogil:
+        """Whether `k` more nodes fit under `max_nodes`."""
+        return self.n_nodes + k <= self.max_nodes
+
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
-        """Append a fresh leaf under `parent` (-1 for a root) and return its index."""
+        """Append a fresh leaf under `parent` (-1 for a root) and return its index; every
+        declared node array gets its fill value. Refuses (RuntimeError) past `max_nodes`: a
+        kind checks `can_add` before it splits."""
         cdef int32_t j = self.n_nodes
+        cdef int k
+        cdef ArraySpec* a
+        cdef size_t width
+        if j >= self.max_nodes:
+            with gil:
+                raise RuntimeError(f"a tree may hold at most max_nodes={self.max_nodes} nodes")
         if j >= self.capacity:
-            self._resize_nodes(min(doubled(self.capacity, j + 1), max(self.max_nodes, j + 1)))
+            self._resize_nodes(min(doubled(self.capacity, j + 1), self.max_nodes))
+        for k in range(self.n_arrays):
+            a = &self.arrays_[k]
+            if a.rows == ROWS_NODE:
+                width = _stride(a)
+                _fill_cells(a.ptr[0], a.cell, <size_t>j * width, <size_t>(j + 1) * width, a.fill)
         self.n_nodes = j + 1
-        self.left[j] = -1
-        self.right[j] = -1
         self.parent[j] = parent
-        self.feature[j] = -1
-        self.threshold[j] = NAN
-        self.weight[j] = 0.0
-        memset(self.value + <size_t>j * self.value_stride, 0, self.value_stride * sizeof(double))
         return j
+
+    cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil:
+        """Insert a new interior node p above `node`, with a fresh leaf s as its other child
+        (on the right if `new_right`); p takes node's place under its parent and starts with
+        node's statistics (everything that reached p went through node). Returns p; s is
+        p's other child. The caller sets p's cut."""
+        cdef int32_t p = self.add_node(self.parent[node])
+        cdef int32_t s = self.add_node(p)
+        cdef int32_t pp = self.parent[node]
+        self.weight[p] = self.weight[node]
+        memcpy(self.value + <size_t>p * self.value_stride,
+               self.value + <size_t>node * self.value_stride,
+               self.value_stride * sizeof(double))
+        if pp < 0:
+            self.root = p
+        elif self.left[pp] == node:
+            self.left[pp] = p
+        else:
+            self.right[pp] = p
+        self.parent[node] = p
+        if new_right:
+            self.left[p] = node
+            self.right[p] = s
+        else:
+            self.left[p] = s
+            self.right[p] = node
+        return p
 
     # ---------------------------------------------------------------- learning
 
     cdef double draw_weight(self) noexcept nogil:
+        """The weight of the next sample offered to the tree: 1, or Bernoulli(q_n), or
+        Poisson(q_n), with q_n = subsample_rate * n^-subsample_decay for the n-th sample."""
+        cdef double q = self.subsample_rate
+        self.n_offered += 1
         if self.subsample_mode == SUBSAMPLE_NONE:
             return 1.0
+        if self.subsample_decay > 0.0:
+            q = q * pow(<double>self.n_offered, -self.subsample_decay)
         if self.subsample_mode == SUBSAMPLE_BERNOULLI:
-            return 1.0 if rng_uniform(&self.rng) < self.subsample_rate else 0.0
-        return <double>rng_poisson(&self.rng, self.subsample_rate)
+            return 1.0 if rng_uniform(&self.rng) < q else 0.0
+        return <double>rng_poisson(&self.rng, q)
 
     cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil:
+        """Offer one sample to the tree: draw its weight and, if kept, do the bookkeeping every
+        kind needs (admit new features, make room for a new class, count it, create the root)
+        before the kind's `learn`."""
         cdef double w = self.draw_weight()
-        if w > 0.0:
-            return self.learn(x, n_features, y, w)
-        return 0
+        if w <= 0.0:
+            return 0
+        self.ensure_features(n_features)
+        if self.task == TASK_CLASSIFICATION:
+            self.ensure_values(<int32_t>y + 1)
+        self.n_seen += 1
+        if self.root < 0:
+            self.root = self.add_node(-1)
+        return self.learn(x, n_features, y, w)
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
+        """The kind's update with a kept sample of weight `w` (the root exists)."""
         with gil:
             raise NotImplementedError
 
     # ---------------------------------------------------------------- prediction
 
     cdef int32_t descend(self, const double* x) noexcept nogil:
-        """Walk from the root to the leaf of `x`, recording the nodes in `path`; return its length."""
+        """The router: walk from the root to the leaf of `x`, recording the nodes in `path`;
+        return its length. Axis-aligned here; a kind with other cuts overrides it."""
         cdef int32_t j = self.root
         cdef int32_t depth = 0
         while j >= 0:
@@ -332,80 +522,74 @@ cdef class Tree:
         return self.get_state()
 
     def __sizeof__(self):
-        cdef size_t per_node = 4 * sizeof(int32_t) + 2 * sizeof(double) + self.value_stride * sizeof(double)
-        return (object.__sizeof__(self) + self.capacity * per_node + (self.capacity + 1) * sizeof(int32_t)
-                + self.feature_capacity * sizeof(int32_t))
+        cdef int k
+        cdef size_t total = object.__sizeof__(self)
+        for k in range(self.n_arrays):
+            total += _rows(self, self.arrays_[k].rows) * _stride(&self.arrays_[k]) \
+                * _CELL_BYTES[self.arrays_[k].cell]
+        return total
 
     # ---------------------------------------------------------------- pickling
 
     cpdef dict get_state(self):
-        cdef int32_t n = self.n_nodes
-        return {
-            "task": self.task,
-            "max_nodes": self.max_nodes,
-            "smoothing": self.smoothing,
-            "subsample_mode": self.subsample_mode,
-            "subsample_rate": self.subsample_rate,
-            "n_seen": self.n_seen,
-            "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
-            "root": self.root,
-            "n_features": self.n_features,
-            "max_features": self.max_features,
-            "n_columns": self.n_columns,
-            "columns": _export_i32(self.columns, self.n_features),
-            "n_values": self.n_values,
-            "left": _export_i32(self.left, n),
-            "right": _export_i32(self.right, n),
-            "parent": _export_i32(self.parent, n),
-            "feature": _export_i32(self.feature, n),
-            "threshold": export_vector(self.threshold, n),
-            "weight": export_vector(self.weight, n),
-            "value": export_rows(self.value, np.float64, n, self.value_stride, self.n_values),
-        }
+        """Every declared scalar and the used part of every saved array, by name, with the
+        state's version and the kind's router (`split`)."""
+        cdef int k
+        cdef ArraySpec* a
+        cdef dict state = {"version": STATE_VERSION, "split": self.split_kind,
+                           "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3)}
+        for k in range(self.n_scalars):
+            state[self.scalars_[k].name.decode()] = _get_scalar(&self.scalars_[k])
+        for k in range(self.n_arrays):
+            a = &self.arrays_[k]
+            if a.saved:
+                state[a.name.decode()] = _export(self, a)
+        return state
 
     cpdef set_state(self, dict state):
+        """Restore a state of `get_state` (any version: a key a kind added since is left at its
+        default)."""
+        cdef int k
+        cdef ArraySpec* a
         cdef int32_t n = len(state["left"])
-        cdef int32_t i
-        self.task = state["task"]
-        self.max_nodes = state["max_nodes"]
-        self.smoothing = state["smoothing"]
-        self.subsample_mode = state["subsample_mode"]
-        self.subsample_rate = state["subsample_rate"]
-        self.n_seen = state["n_seen"]
+        cdef int32_t rows
+        version = state.get("version", 1)
+        if version > STATE_VERSION:
+            raise ValueError(f"tree state version {version} is newer than this river_forests "
+                             f"reads ({STATE_VERSION}): upgrade river_forests")
+        if state.get("split", self.split_kind) != self.split_kind:
+            raise ValueError(f"a {state['split']!r} tree state cannot load into "
+                             f"{type(self).__name__}")
+        for k in range(self.n_scalars):
+            name = self.scalars_[k].name.decode()
+            if name in state:
+                self._set_scalar(name, state[name], False)
+        # version 1 (0.1.0) states: no subspace yet (slot d was column d), no offered count
+        if "n_columns" not in state:
+            self.n_columns = self.n_features
+        if "n_offered" not in state:
+            self.n_offered = self.n_seen
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
-        self.root = state["root"]
-        self.n_features = 0
-        self.n_columns = 0
-        self.n_values = 0
-        self.max_features = max(<int32_t>state["n_features"], 1)
-        self.ensure_features(self.max_features)
-        # a state saved before feature subspaces existed: slot d was column d, no bound
-        self.max_features = state.get("max_features", 2**31 - 1)
-        self.n_features = state["n_features"]
-        self.n_columns = state.get("n_columns", self.n_features)
-        cdef const int32_t[::1] columns = state.get(
-            "columns", np.arange(self.n_features, dtype=np.int32))
-        for i in range(self.n_features):
-            self.columns[i] = columns[i]
-        self.ensure_values(max(<int32_t>state["n_values"], 2))
-        self.n_values = state["n_values"]
+        self._resize_features(doubled(self.feature_capacity, self.n_features))
+        n_values = self.n_values
+        self.ensure_values(max(n_values, 2))
+        self.n_values = n_values
         self._resize_nodes(max(n, 1))
         self.n_nodes = n
-        cdef const int32_t[::1] left = state["left"]
-        cdef const int32_t[::1] right = state["right"]
-        cdef const int32_t[::1] parent = state["parent"]
-        cdef const int32_t[::1] feature = state["feature"]
-        cdef const double[::1] threshold = state["threshold"]
-        cdef const double[::1] weight = state["weight"]
-        for i in range(n):
-            self.left[i] = left[i]
-            self.right[i] = right[i]
-            self.parent[i] = parent[i]
-            self.feature[i] = feature[i]
-            self.threshold[i] = threshold[i]
-            self.weight[i] = weight[i]
-        memset(self.value, 0, <size_t>n * self.value_stride * sizeof(double))
-        import_rows(self.value, np.float64, state["value"], self.value_stride)
+        for k in range(self.n_arrays):
+            a = &self.arrays_[k]
+            rows = n if a.rows == ROWS_NODE else self.n_features
+            if a.rows == ROWS_PATH:
+                continue
+            _fill_cells(a.ptr[0], a.cell, 0, <size_t>rows * _stride(a), a.fill)
+            name = a.name.decode()
+            if a.saved and name in state and rows > 0:
+                values = np.asarray(state[name], dtype=_CELL_DTYPES[a.cell])
+                import_rows(a.ptr[0], _CELL_DTYPES[a.cell], values.reshape(rows, -1),
+                            <int32_t>_stride(a))
+        if "columns" not in state:
+            for k in range(self.n_features):
+                self.columns[k] = k
 
     def __reduce__(self):
         return (_rebuild_tree, (type(self), self.get_state()))

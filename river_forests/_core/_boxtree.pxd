@@ -1,0 +1,42 @@
+# What the Mondrian and purely random trees share, written once: the box of the data each
+# node has seen (float32, relative to a per-feature origin, in _box.pxd's outward rounding),
+# the per-feature scale of the root box, and a split rate per node with a top-down draw of a
+# leaf at those rates. Not a tree kind: a kind derives from it and says what a leaf's rate
+# is (`leaf_rate`: its linear dimension for Mondrian, 1 for a cuttable leaf of the purely
+# random tree).
+
+from libc.stdint cimport int32_t
+
+from ._tree cimport Tree
+
+
+cdef class BoxTree(Tree):
+    # --- per node (`capacity` rows) ---
+    cdef double* rate           # sum of `leaf_rate` over the leaves below the node (itself if a leaf)
+    cdef float* lower           # `feature_capacity` columns per node: lower corner of the box of
+                                # data the node has seen, relative to `origin`, rounded down
+                                # (+inf where it has seen none); see _box.pxd
+    cdef float* upper           # upper corner of that box, rounded up (-inf where it has seen none)
+
+    # --- per feature slot (`feature_capacity` entries) ---
+    cdef double* scale          # 1 / range of the root box at the last rescale (0 if no range)
+    cdef double* snapshot       # the root range `scale` was computed from
+    cdef double* origin         # the first value the tree saw of the feature (NaN before): the
+                                # boxes' zero
+    cdef double* shifted        # scratch: the sample being learned, minus `origin` (NaN if missing)
+    cdef float* below           # scratch: `shifted` rounded down to float32 (see _box.bracket)
+    cdef float* above           # scratch: `shifted` rounded up to float32
+
+    cdef double rescale_factor  # rescale when a root range exceeds snapshot * rescale_factor
+
+    # boxes
+    cdef void shift(self, const double* x) noexcept nogil
+    cdef void stretch(self, int32_t node) noexcept nogil
+    cdef double leaf_size(self, int32_t node) noexcept nogil
+    cdef int maybe_rescale(self, const double* xs) except -1 nogil
+
+    # rates
+    cdef double leaf_rate(self, int32_t node) noexcept nogil
+    cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
+    cdef int recompute_rates(self) except -1 nogil
+    cdef int32_t pick_leaf(self) noexcept nogil

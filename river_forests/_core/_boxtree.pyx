@@ -1,0 +1,180 @@
+"""Data boxes and split rates, shared by the Mondrian and purely random trees (`_boxtree.pxd`).
+
+Features are measured in units of the root box (the range of everything the tree has seen),
+refreshed whenever a root range grows by more than `rescale_factor`: what makes a kind that
+draws in proportion to side lengths invariant to rescaling a feature.
+"""
+
+from libc.math cimport INFINITY, NAN
+from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+from ._box cimport bracket, padded, stretch_box
+from ._random cimport rng_uniform
+from ._tree cimport (CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT, SCALAR_F64, Tree)
+
+
+cdef class BoxTree(Tree):
+
+    def __cinit__(self, *args, **kwargs):
+        self.rescale_factor = 1.1
+        self.declare_array(<void**>&self.rate, b"rate", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        self.declare_array(<void**>&self.lower, b"lower", CELL_F32, ROWS_NODE, &self.feature_capacity,
+                           &self.n_features, True, INFINITY)
+        self.declare_array(<void**>&self.upper, b"upper", CELL_F32, ROWS_NODE, &self.feature_capacity,
+                           &self.n_features, True, -INFINITY)
+        self.declare_array(<void**>&self.scale, b"scale", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
+        self.declare_array(<void**>&self.snapshot, b"snapshot", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
+        self.declare_array(<void**>&self.origin, b"origin", CELL_F64, ROWS_SLOT, NULL, NULL, True, NAN)
+        self.declare_array(<void**>&self.shifted, b"shifted", CELL_F64, ROWS_SLOT, NULL, NULL, False, NAN)
+        # NaN past n_features is the padding of the box tests (_box.padded)
+        self.declare_array(<void**>&self.below, b"below", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
+        self.declare_array(<void**>&self.above, b"above", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
+        self.declare_scalar(&self.rescale_factor, b"rescale_factor", SCALAR_F64, False)
+
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
+        """The feature in `slot` leaves the subspace: every box forgets it (an empty side), its
+        origin and scale are reset for the next feature, and the split rates are rebuilt."""
+        cdef int32_t j
+        cdef size_t stride = self.feature_capacity
+        for j in range(self.n_nodes):
+            self.lower[<size_t>j * stride + slot] = INFINITY
+            self.upper[<size_t>j * stride + slot] = -INFINITY
+        self.origin[slot] = NAN
+        self.scale[slot] = 0.0
+        self.snapshot[slot] = 0.0
+        return self.recompute_rates()
+
+    def arrays(self):
+        """The node storage as numpy arrays (a copy), boxes as float64 in the units of x; box
+        column d is the tree's slot d, registry column ``columns[d]``."""
+        state = self.get_state()
+        origin = np.nan_to_num(state["origin"], nan=0.0)
+        for side in ("lower", "upper"):
+            state[side] = state[side].astype(np.float64) + origin
+        return state
+
+    # ---------------------------------------------------------------- boxes
+
+    cdef void shift(self, const double* x) noexcept nogil:
+        """`shifted` = the tree's slots of x (a registry row) minus origin, a feature's first
+        value becoming its origin, and its float32 bracket `below` / `above`, what the box
+        tests use."""
+        cdef int32_t d
+        cdef double v
+        for d in range(self.n_features):
+            v = x[self.columns[d]]
+            if v == v and self.origin[d] != self.origin[d]:
+                self.origin[d] = v
+            self.shifted[d] = v - self.origin[d]
+        bracket(self.shifted, self.below, self.above, self.n_features)
+
+    cdef void stretch(self, int32_t node) noexcept nogil:
+        """Stretch the node's box to hold the sample being learned (missing values never do).
+        It grows exactly when `_box.outside` says the sample lies outside it."""
+        cdef size_t row = <size_t>node * self.feature_capacity
+        stretch_box(self.lower + row, self.upper + row, self.below, self.above,
+                    padded(self.n_features))
+
+    cdef double leaf_size(self, int32_t node) noexcept nogil:
+        """Scaled linear dimension sum_d scale_d * (upper_d - lower_d) of the node's box."""
+        cdef size_t row = <size_t>node * self.feature_capacity
+        cdef double s = 0.0, side
+        cdef int32_t d
+        for d in range(self.n_features):
+            # a select, not a branch (whether a side is flat is data the predictor loses on);
+            # adding scale * 0.0 leaves s exactly as skipping would
+            side = <double>self.upper[row + d] - <double>self.lower[row + d]
+            s += self.scale[d] * (side if side > 0.0 else 0.0)
+        return s
+
+    cdef int maybe_rescale(self, const double* x) except -1 nogil:
+        """Refresh `scale` if x (shifted) stretches a root range past `rescale_factor` times
+        its snapshot."""
+        cdef size_t row = <size_t>self.root * self.feature_capacity
+        cdef double lo, hi, v
+        cdef int32_t d
+        cdef int stale = 0
+        for d in range(self.n_features):
+            # branch-free, every sample: a missing v counts for nothing, and an empty side
+            # (+inf, -inf) stretched to a present v spans 0
+            v = x[d]
+            lo = self.lower[row + d]
+            hi = self.upper[row + d]
+            lo = v if v < lo else lo
+            hi = v if v > hi else hi
+            stale |= (v == v) & (hi - lo > self.snapshot[d] * self.rescale_factor)
+        if not stale:
+            return 0
+        for d in range(self.n_features):
+            v = x[d]
+            lo = self.lower[row + d]
+            hi = self.upper[row + d]
+            if v == v and lo <= hi:
+                if v < lo:
+                    lo = v
+                if v > hi:
+                    hi = v
+            if lo < hi:
+                self.snapshot[d] = hi - lo
+                self.scale[d] = 1.0 / (hi - lo)
+            else:
+                self.snapshot[d] = 0.0
+                self.scale[d] = 0.0
+        return self.recompute_rates()
+
+    # ---------------------------------------------------------------- rates
+
+    cdef double leaf_rate(self, int32_t node) noexcept nogil:
+        """The rate at which the kind splits leaf `node`."""
+        return 0.0
+
+    cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil:
+        while node >= 0:
+            self.rate[node] += delta
+            node = self.parent[node]
+
+    cdef int recompute_rates(self) except -1 nogil:
+        """Recompute every subtree rate from the leaves (after a rescale), in O(n_nodes)."""
+        cdef int32_t* order = <int32_t*>malloc(<size_t>(self.n_nodes + 1) * sizeof(int32_t))
+        cdef int32_t head = 0, tail = 0, j, k
+        if order == NULL:
+            with gil:
+                raise MemoryError()
+        if self.root >= 0:
+            order[tail] = self.root
+            tail += 1
+        while head < tail:  # breadth-first: parents before children
+            j = order[head]
+            head += 1
+            if self.left[j] >= 0:
+                order[tail] = self.left[j]
+                order[tail + 1] = self.right[j]
+                tail += 2
+        for k in range(tail - 1, -1, -1):
+            j = order[k]
+            if self.left[j] < 0:
+                self.rate[j] = self.leaf_rate(j)
+            else:
+                self.rate[j] = self.rate[self.left[j]] + self.rate[self.right[j]]
+        free(order)
+        return 0
+
+    cdef int32_t pick_leaf(self) noexcept nogil:
+        """A leaf drawn with probability proportional to its rate, top-down (-1 if none has a
+        positive rate)."""
+        cdef int32_t j = self.root
+        cdef double rl, rr
+        while self.left[j] >= 0:
+            rl = self.rate[self.left[j]]
+            rr = self.rate[self.right[j]]
+            if rl < 0.0:
+                rl = 0.0
+            if rr < 0.0:
+                rr = 0.0
+            if rl + rr <= 0.0:
+                return -1
+            j = self.left[j] if rng_uniform(&self.rng) * (rl + rr) < rl else self.right[j]
+        return j
