@@ -1,0 +1,251 @@
+"""Online purely random and scale-invariant random trees (biau2008, section 3).
+
+Batch, a purely random tree makes k cuts: each picks a leaf uniformly at random, a coordinate
+uniformly at random and a position uniformly on the leaf cell's side; the tree predicts with
+the labels of the training points in the leaf of x. Splits never look at labels. The forest
+is consistent when k -> infinity and k / n -> 0 (theorem 2, on [0, 1]^d).
+
+Online, here:
+
+* **The schedule.** After its n-th sample a tree has made k_n cuts:
+  k_n = floor(cuts_scale * n^cuts_exponent) with 0 < cuts_exponent < 1, so k_n -> infinity
+  and k_n / n -> 0, the theorems' conditions (or a fixed k, for comparison). A cut that is
+  due while no leaf can be cut waits for one; a tree at `max_nodes` stops cutting.
+* **The cell.** A stream has no fixed [0, 1]^d, so a leaf's cell is bounded by the range of
+  the data seen: each node keeps the box of its data (`_boxtree`), the two halves of a cut
+  start with the leaf's box clipped at the cut, and they stretch to the points that reach
+  them. A cut picks a leaf uniformly among the leaves whose box has a side of positive
+  length, a coordinate uniformly among those sides, and a position uniformly on it.
+* **Scale-invariant cuts** (theorem 4): the position is a random rank among the leaf's
+  points instead. The coordinate of a leaf's next cut is drawn when the leaf learns its
+  first sample; the leaf then keeps a uniform reservoir of `pool_size` of its values in that
+  coordinate. The cut is at a value u_i of the reservoir, i uniform over its distinct values
+  but the largest (x <= u_i goes left: both halves hold points, as the paper's remark after
+  theorem 4 allows). Only ranks, never distances, enter, so a strictly increasing transform
+  of any feature leaves the partition (and the predictions) unchanged.
+
+A tree predicts the smoothed estimate of the path (`Tree.blend_path`): the two halves of a
+fresh cut have seen no data, so they lean on their parent until they have.
+"""
+
+from libc.math cimport INFINITY, NAN, floor, pow
+from libc.stdint cimport int32_t
+
+from ._axis cimport child
+from ._box cimport outside, padded, round_down, round_up
+from ._boxtree cimport BoxTree
+from ._random cimport rng_randint, rng_uniform
+from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, Tree,
+                     add_stats)
+
+
+cdef class PurelyRandomTree(BoxTree):
+    """A purely random tree. Parameters by name: the base's (see `_tree.Tree`), `consistent`,
+    `fixed_cuts`, `cuts_scale`, `cuts_exponent`, `scale_invariant` and `pool_size`."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.consistent = True
+        self.cuts_scale = 1.0
+        self.cuts_exponent = 0.5
+        self.pool_size = 0
+        self.declare_array(<void**>&self.next_slot, b"next_slot", CELL_I32, ROWS_NODE, NULL, NULL,
+                           True, -1)
+        self.declare_array(<void**>&self.pool, b"pool", CELL_F64, ROWS_NODE, &self.pool_size, NULL,
+                           True, NAN)
+        self.declare_array(<void**>&self.pool_seen, b"pool_seen", CELL_F64, ROWS_NODE, NULL, NULL,
+                           True, 0.0)
+        self.declare_scalar(&self.consistent, b"consistent", SCALAR_BOOL, True)
+        self.declare_scalar(&self.fixed_cuts, b"fixed_cuts", SCALAR_I32, True)
+        self.declare_scalar(&self.cuts_scale, b"cuts_scale", SCALAR_F64, True)
+        self.declare_scalar(&self.cuts_exponent, b"cuts_exponent", SCALAR_F64, True)
+        self.declare_scalar(&self.scale_invariant, b"scale_invariant", SCALAR_BOOL, True)
+        self.declare_scalar(&self.pool_size, b"pool_size", SCALAR_I32, True)
+        self.declare_scalar(&self.n_cuts, b"n_cuts", SCALAR_I32, False)
+
+    # ---------------------------------------------------------------- rates
+
+    cdef double leaf_rate(self, int32_t node) noexcept nogil:
+        """1 for a leaf that can be cut, 0 otherwise: the leaf to cut is uniform among them."""
+        cdef size_t row
+        cdef int32_t d
+        if self.scale_invariant:
+            return 1.0 if self.pool_cuttable(node) else 0.0
+        row = <size_t>node * self.feature_capacity
+        for d in range(self.n_features):
+            if self.upper[row + d] > self.lower[row + d]:
+                return 1.0
+        return 0.0
+
+    cdef bint pool_cuttable(self, int32_t node) noexcept nogil:
+        """Whether the leaf's reservoir holds two distinct values."""
+        cdef const double* p = self.pool + <size_t>node * self.pool_size
+        cdef int32_t k, n = <int32_t>min(self.pool_seen[node], <double>self.pool_size)
+        for k in range(1, n):
+            if p[k] != p[0]:
+                return True
+        return False
+
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
+        """The feature in `slot` leaves the subspace: leaves whose next cut was to be on it
+        forget their reservoir and draw again; the boxes forget it (BoxTree)."""
+        cdef int32_t j, k
+        for j in range(self.n_nodes):
+            if self.next_slot[j] == slot:
+                self.next_slot[j] = -1
+                self.pool_seen[j] = 0.0
+                for k in range(self.pool_size):
+                    self.pool[<size_t>j * self.pool_size + k] = NAN
+        return BoxTree._clear_slot(self, slot)
+
+    # ---------------------------------------------------------------- one sample
+
+    cdef int32_t cuts_due(self) noexcept nogil:
+        """k_n for the n samples learned so far."""
+        cdef double k
+        if not self.consistent:
+            return self.fixed_cuts
+        k = floor(self.cuts_scale * pow(<double>self.n_seen, self.cuts_exponent))
+        return <int32_t>k if k < 2147483647.0 else 2147483647
+
+    cdef int offer(self, int32_t node, const double* x) except -1 nogil:
+        """Offer x's value in the leaf's cut coordinate to its reservoir (scale-invariant)."""
+        cdef double v, seen
+        cdef int32_t k
+        cdef bint was
+        if self.n_features == 0:
+            return 0
+        if self.next_slot[node] < 0:
+            self.next_slot[node] = <int32_t>rng_randint(&self.rng, self.n_features)
+        v = x[self.columns[self.next_slot[node]]]
+        if v != v:
+            return 0
+        seen = self.pool_seen[node]
+        self.pool_seen[node] = seen + 1.0
+        if seen < self.pool_size:
+            k = <int32_t>seen
+        else:
+            k = <int32_t>rng_randint(&self.rng, <Py_ssize_t>seen + 1)
+            if k >= self.pool_size:
+                return 0
+        was = self.rate[node] > 0.0
+        self.pool[<size_t>node * self.pool_size + k] = v
+        if was != self.pool_cuttable(node):
+            self.propagate_rate(node, -1.0 if was else 1.0)
+        return 0
+
+    cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
+        cdef int32_t j = self.root, leaf, due
+        cdef size_t row
+        if not self.scale_invariant:
+            self.shift(x)
+        while True:
+            add_stats(self, j, y, w)
+            if self.left[j] < 0:
+                break
+            j = child(self, j, x)
+        if self.scale_invariant:
+            self.offer(j, x)
+        else:
+            row = <size_t>j * self.feature_capacity
+            if outside(self.below, self.above, self.lower + row, self.upper + row,
+                       padded(self.n_features)):
+                self.stretch(j)
+                if self.rate[j] <= 0.0 and self.leaf_rate(j) > 0.0:
+                    self.propagate_rate(j, 1.0)
+        due = self.cuts_due()
+        while self.n_cuts < due and self.rate[self.root] > 0.0 and self.can_add(2):
+            leaf = self.pick_leaf()
+            if leaf < 0 or self.leaf_rate(leaf) <= 0.0:
+                self.recompute_rates()  # rounding cannot drift integer rates; a safety net
+                break
+            if self.scale_invariant:
+                self.cut_rank(leaf)
+            else:
+                self.cut_uniform(leaf)
+            self.n_cuts += 1
+        return 0
+
+    # ---------------------------------------------------------------- cuts
+
+    cdef int cut_uniform(self, int32_t node) except -1 nogil:
+        """Cut the leaf on a coordinate drawn uniformly among its box's sides of positive
+        length, at a position uniform on that side."""
+        cdef size_t row = <size_t>node * self.feature_capacity
+        cdef int32_t d, m = 0, slot = -1, pick
+        cdef double lo, hi, rel
+        for d in range(self.n_features):
+            if self.upper[row + d] > self.lower[row + d]:
+                m += 1
+        pick = <int32_t>rng_randint(&self.rng, m)
+        for d in range(self.n_features):
+            if self.upper[row + d] > self.lower[row + d]:
+                if pick == 0:
+                    slot = d
+                    break
+                pick -= 1
+        lo = self.lower[row + slot]
+        hi = self.upper[row + slot]
+        rel = lo + rng_uniform(&self.rng) * (hi - lo)
+        return self.split(node, slot, rel)
+
+    cdef int cut_rank(self, int32_t node) except -1 nogil:
+        """Cut the leaf in its drawn coordinate at u_i, i uniform among the distinct values of
+        its reservoir but the largest (sorted u_1 < ... < u_m; x <= u_i goes left)."""
+        cdef double* p = self.pool + <size_t>node * self.pool_size
+        cdef int32_t n = <int32_t>min(self.pool_seen[node], <double>self.pool_size)
+        cdef int32_t a, b, m = 0, pick
+        cdef double v
+        # insertion sort of at most pool_size values, in place (the reservoir's order is
+        # no longer needed: the leaf stops being a leaf)
+        for a in range(1, n):
+            v = p[a]
+            b = a - 1
+            while b >= 0 and p[b] > v:
+                p[b + 1] = p[b]
+                b -= 1
+            p[b + 1] = v
+        for a in range(n):
+            if a == 0 or p[a] != p[a - 1]:
+                p[m] = p[a]
+                m += 1
+        pick = <int32_t>rng_randint(&self.rng, m - 1)
+        return self.split(node, self.next_slot[node], p[pick])
+
+    cdef int split(self, int32_t node, int32_t slot, double at) except -1 nogil:
+        """Make leaf `node` interior, cut on `slot` at `at` (in the units of the boxes for a
+        uniform cut, of x for a rank cut); its two new leaves start with its box clipped at
+        the cut and no statistics."""
+        cdef int32_t l = self.add_node(node)
+        cdef int32_t r = self.add_node(node)
+        cdef size_t fc = self.feature_capacity
+        cdef int32_t d
+        self.feature[node] = self.columns[slot]
+        self.left[node] = l
+        self.right[node] = r
+        if self.scale_invariant:
+            self.threshold[node] = at
+        else:
+            self.threshold[node] = self.origin[slot] + at
+            for d in range(self.n_features):
+                self.lower[l * fc + d] = self.lower[node * fc + d]
+                self.upper[l * fc + d] = self.upper[node * fc + d]
+                self.lower[r * fc + d] = self.lower[node * fc + d]
+                self.upper[r * fc + d] = self.upper[node * fc + d]
+            self.upper[l * fc + slot] = round_up(at)
+            self.lower[r * fc + slot] = round_down(at)
+        self.rate[l] = self.leaf_rate(l)
+        self.rate[r] = self.leaf_rate(r)
+        self.propagate_rate(node, self.rate[l] + self.rate[r] - self.rate[node])
+        return 0
+
+    # ---------------------------------------------------------------- introspection
+
+    @property
+    def cuts(self):
+        """Cuts made so far."""
+        return self.n_cuts
+
+    @property
+    def cuts_scheduled(self):
+        """k_n: the cuts the schedule asks for after the samples learned so far."""
+        return self.cuts_due()

@@ -1,0 +1,233 @@
+"""Purely random and scale-invariant random forests (Biau, Devroye & Lugosi, JMLR 2008)."""
+
+from __future__ import annotations
+
+import numbers
+
+from ._core._purely_random import PurelyRandomTree
+from ._forest import (N_ESTIMATORS_DOC, ForestClassifier, ForestRegressor, check_float, check_int,
+                      shared_params_doc)
+
+__all__ = ["PurelyRandomForestClassifier", "PurelyRandomForestRegressor"]
+
+SPLITS = ("uniform", "scale_invariant")
+
+
+class _PurelyRandomParams:
+    """Parameter handling shared by the purely random classifier and regressor."""
+
+    _tree_class = PurelyRandomTree
+
+    def _set_purely_random(self, cuts, cuts_scale, cuts_exponent, split, pool_size):
+        self.cuts = cuts
+        self.cuts_scale = cuts_scale
+        self.cuts_exponent = cuts_exponent
+        self.split = split
+        self.pool_size = pool_size
+        if isinstance(cuts, str):
+            if cuts != "consistent":
+                raise ValueError(f"cuts must be 'consistent' or a positive int, got {cuts!r}")
+        else:
+            check_int("cuts", cuts, 1, 2**31 - 1)
+        check_float("cuts_scale", cuts_scale, 0.0, low_inclusive=False)
+        check_float("cuts_exponent", cuts_exponent, 0.0, low_inclusive=False)
+        if cuts_exponent >= 1.0:
+            raise ValueError(
+                "cuts_exponent must be < 1 (k_n = cuts_scale * n^cuts_exponent must keep "
+                f"k_n / n -> 0), got {cuts_exponent!r}"
+            )
+        if split not in SPLITS:
+            raise ValueError(f"split must be 'uniform' or 'scale_invariant', got {split!r}")
+        check_int("pool_size", pool_size, 2, 2**16)
+
+    def _tree_params(self):
+        consistent = self.cuts == "consistent"
+        scale_invariant = self.split == "scale_invariant"
+        return dict(
+            consistent=consistent,
+            fixed_cuts=0 if consistent else int(self.cuts),
+            cuts_scale=float(self.cuts_scale),
+            cuts_exponent=float(self.cuts_exponent),
+            scale_invariant=scale_invariant,
+            # the reservoir costs memory only where it is used
+            pool_size=int(self.pool_size) if scale_invariant else 0,
+        )
+
+    @property
+    def n_cuts(self) -> int:
+        """Cuts made so far, over all trees."""
+        return sum(t.cuts for t in self._core.trees)
+
+
+_PARAMS_DOC = """
+    cuts
+        ``"consistent"`` (default): after its n-th sample a tree has made
+        k_n = floor(cuts_scale * n^cuts_exponent) cuts, so k_n -> infinity and k_n / n -> 0,
+        the conditions of the paper's theorems 2 and 4. A positive int k fixes the number of
+        cuts (made as soon as the data allows), the inconsistent forest that stalls once its
+        k cells are fit; kept for comparison (``benchmarks/consistency_purely_random.py``).
+    cuts_scale
+        Multiplies the schedule.
+    cuts_exponent
+        In (0, 1). The default, 0.5, lets a leaf gather about 2 sqrt(n) samples: fewer cuts
+        leave cells too coarse, more leave too few samples per cell
+        (``benchmarks/purely_random_schedule.py`` compares exponents and scales).
+    split
+        ``"uniform"`` (default): a cut's position is uniform on the chosen side of the leaf's
+        cell, the purely random forest (theorem 2). ``"scale_invariant"``: a uniformly random
+        rank among the leaf's points (theorem 4): only the order of the values matters, so
+        a strictly increasing transform of any feature changes nothing.
+    pool_size
+        Scale-invariant split only: the values of its cut coordinate a leaf keeps (a uniform
+        reservoir) to draw the rank from; a leaf can be cut once they hold two distinct
+        values. Costs ``8 * pool_size`` bytes per node."""
+
+_ALGO_DOC = """
+    Each tree is the purely random tree of the paper's section 3, grown online: each cut
+    picks a leaf uniformly at random, a coordinate uniformly at random and a position
+    uniformly in the leaf's cell, and never looks at the labels, so the partition is a
+    function of the features and the seed only. A stream has no fixed box, so a leaf's cell
+    is bounded by the range of the data seen: a cut's two halves start with the leaf's data
+    box clipped at the cut and stretch to the points that reach them (a coordinate is drawn
+    among the sides of positive length). The number of cuts follows the schedule k_n; cells
+    made since a sample passed lean on their parent's estimate (``smoothing``) until they
+    have data of their own. Missing features, None, NaN, infinities and values beyond
+    +/-1e38 are "missing": they never stretch a box, and a missing split feature sends the
+    sample to the child that has seen more data.
+
+    One model may be shared by threads: each call holds the model's lock.
+"""
+
+_REFERENCES = """
+    References
+    ----------
+    G. Biau, L. Devroye, G. Lugosi. Consistency of random forests and other averaging
+    classifiers. Journal of Machine Learning Research 9 (2008), 2015-2033.
+"""
+
+
+class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
+    __doc__ = (
+        """Purely random forest classifier (Biau, Devroye & Lugosi, 2008), online.
+"""
+        + _ALGO_DOC
+        + """
+    Parameters
+    ----------"""
+        + N_ESTIMATORS_DOC
+        + _PARAMS_DOC
+        + shared_params_doc(classifier=True)
+        + """
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_forests import PurelyRandomForestClassifier
+
+    >>> model = PurelyRandomForestClassifier(n_estimators=10, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 0.00%
+
+    The scale-invariant forest gives the same predictions whatever strictly increasing
+    transform a feature goes through:
+
+    >>> model = PurelyRandomForestClassifier(split="scale_invariant", seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 0.00%
+"""
+        + _REFERENCES
+    )
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        cuts: str | int = "consistent",
+        cuts_scale: float = 1.0,
+        cuts_exponent: float = 0.5,
+        split: str = "uniform",
+        pool_size: int = 16,
+        max_nodes: int = 4095,
+        smoothing: float = 0.5,
+        aggregation: str = "average",
+        subsampling: str | None = None,
+        subsample_rate: float = 1.0,
+        subsample_decay: float = 0.0,
+        features_per_tree: int = 64,
+        max_width: int = 100_000,
+        seed: int | None = None,
+    ):
+        self._set_purely_random(cuts, cuts_scale, cuts_exponent, split, pool_size)
+        super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
+                         subsample_rate, subsample_decay, features_per_tree, max_width, seed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"n_estimators": 3, "seed": 1}
+        yield {"n_estimators": 2, "split": "scale_invariant", "aggregation": "vote", "max_nodes": 31,
+               "seed": 2}
+        yield {"n_estimators": 2, "cuts": 8, "subsampling": "bernoulli", "subsample_rate": 0.8,
+               "subsample_decay": 0.3, "smoothing": 0.0, "seed": 4}
+        # fewer slots than the checks' datasets have features: the reservoir subspace path
+        yield {"n_estimators": 2, "features_per_tree": 2, "split": "scale_invariant", "seed": 3}
+
+
+class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
+    __doc__ = (
+        """Purely random forest regressor (Biau, Devroye & Lugosi, 2008), online.
+"""
+        + _ALGO_DOC
+        + """
+    A tree predicts the (smoothed) mean of its leaf; the forest averages its trees (the
+    paper's averaging rule for regression, its section 4's local averaging estimates).
+
+    Parameters
+    ----------"""
+        + N_ESTIMATORS_DOC
+        + _PARAMS_DOC
+        + shared_params_doc(classifier=False)
+        + """
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_forests import PurelyRandomForestRegressor
+
+    >>> model = PurelyRandomForestRegressor(n_estimators=10, seed=42)
+    >>> evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
+    MAE: 0.000
+"""
+        + _REFERENCES
+    )
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        cuts: str | int = "consistent",
+        cuts_scale: float = 1.0,
+        cuts_exponent: float = 0.5,
+        split: str = "uniform",
+        pool_size: int = 16,
+        max_nodes: int = 4095,
+        smoothing: float = 0.5,
+        subsampling: str | None = None,
+        subsample_rate: float = 1.0,
+        subsample_decay: float = 0.0,
+        features_per_tree: int = 64,
+        max_width: int = 100_000,
+        seed: int | None = None,
+    ):
+        self._set_purely_random(cuts, cuts_scale, cuts_exponent, split, pool_size)
+        super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
+                         subsample_decay, features_per_tree, max_width, seed)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"n_estimators": 3, "seed": 1}
+        yield {"n_estimators": 2, "split": "scale_invariant", "max_nodes": 31,
+               "subsampling": "poisson", "subsample_decay": 0.5, "seed": 2}
+        yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3}
+
+
+del numbers
