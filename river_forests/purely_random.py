@@ -69,14 +69,22 @@ _PARAMS_DOC = """
     cuts_scale
         Multiplies the schedule.
     cuts_exponent
-        In (0, 1). The default, 0.5, lets a leaf gather about 2 sqrt(n) samples: fewer cuts
-        leave cells too coarse, more leave too few samples per cell
-        (``benchmarks/purely_random_schedule.py`` compares exponents and scales).
+        In (0, 1): any exponent there meets the theorems' conditions, so the defaults
+        (k_n = 4 n^0.7) are measured: ``benchmarks/purely_random_schedule.py`` ranks
+        exponents 0.4 to 0.8 and scales 1 and 4 by the mean progressive accuracy on five
+        streams (Phishing, Bananas, ImageSegments, elec, covtype): 4 n^0.7 came first for
+        the uniform split (81.5%; 1 n^0.5 gave 77.6%) and within 0.1 point of the first for
+        the scale-invariant one (85.5%, against 85.6% at 4 n^0.6; 1 n^0.5 gave 81.2%). Fewer cuts leave the cells coarse; the tree stops cutting at ``max_nodes``
+        (2,047 cuts at the default 4,095 nodes, reached after about 7,000 samples), the
+        price of bounded memory.
     split
         ``"uniform"`` (default): a cut's position is uniform on the chosen side of the leaf's
         cell, the purely random forest (theorem 2). ``"scale_invariant"``: a uniformly random
         rank among the leaf's points (theorem 4): only the order of the values matters, so
-        a strictly increasing transform of any feature changes nothing.
+        a strictly increasing transform of any feature changes nothing. On real data with
+        skewed or binary features it is the better choice (covtype: 85.8% against 70.4%,
+        elec: 77.8% against 76.4%, in the schedule benchmark), at ``8 * pool_size`` bytes
+        per node and about 5% of the speed.
     pool_size
         Scale-invariant split only: the values of its cut coordinate a leaf keeps (a uniform
         reservoir) to draw the rank from; a leaf can be cut once they hold two distinct
@@ -127,14 +135,19 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
 
     >>> model = PurelyRandomForestClassifier(n_estimators=10, seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 0.00%
+    Accuracy: 88.15%
 
-    The scale-invariant forest gives the same predictions whatever strictly increasing
-    transform a feature goes through:
+    The scale-invariant forest cuts at ranks, so a strictly increasing transform of the
+    features (here every value cubed) leaves its predictions unchanged:
 
-    >>> model = PurelyRandomForestClassifier(split="scale_invariant", seed=42)
+    >>> from river import compose
+    >>> cube = compose.FuncTransformer(lambda x: {k: v ** 3 for k, v in x.items()})
+    >>> model = PurelyRandomForestClassifier(n_estimators=10, split="scale_invariant", seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 0.00%
+    Accuracy: 88.47%
+    >>> model = cube | PurelyRandomForestClassifier(n_estimators=10, split="scale_invariant", seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 88.47%
 """
         + _REFERENCES
     )
@@ -143,8 +156,8 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
         self,
         n_estimators: int = 10,
         cuts: str | int = "consistent",
-        cuts_scale: float = 1.0,
-        cuts_exponent: float = 0.5,
+        cuts_scale: float = 4.0,
+        cuts_exponent: float = 0.7,
         split: str = "uniform",
         pool_size: int = 16,
         max_nodes: int = 4095,
@@ -196,7 +209,13 @@ class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
 
     >>> model = PurelyRandomForestRegressor(n_estimators=10, seed=42)
     >>> evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
-    MAE: 0.000
+    MAE: 0.77046
+
+    TrumpApproval's features trend and are skewed; cutting at ranks suits them better:
+
+    >>> model = PurelyRandomForestRegressor(n_estimators=10, split="scale_invariant", seed=42)
+    >>> evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
+    MAE: 0.389298
 """
         + _REFERENCES
     )
@@ -205,8 +224,8 @@ class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
         self,
         n_estimators: int = 10,
         cuts: str | int = "consistent",
-        cuts_scale: float = 1.0,
-        cuts_exponent: float = 0.5,
+        cuts_scale: float = 4.0,
+        cuts_exponent: float = 0.7,
         split: str = "uniform",
         pool_size: int = 16,
         max_nodes: int = 4095,

@@ -10,7 +10,9 @@ Online, here:
 * **The schedule.** After its n-th sample a tree has made k_n cuts:
   k_n = floor(cuts_scale * n^cuts_exponent) with 0 < cuts_exponent < 1, so k_n -> infinity
   and k_n / n -> 0, the theorems' conditions (or a fixed k, for comparison). A cut that is
-  due while no leaf can be cut waits for one; a tree at `max_nodes` stops cutting.
+  due while no leaf can be cut waits for one (rank cuts need two distinct values in a leaf:
+  while the schedule asks for more cuts than the points can separate, early on, they lag
+  and then catch up); a tree at `max_nodes` stops cutting.
 * **The cell.** A stream has no fixed [0, 1]^d, so a leaf's cell is bounded by the range of
   the data seen: each node keeps the box of its data (`_boxtree`), the two halves of a cut
   start with the leaf's box clipped at the cut, and they stretch to the points that reach
@@ -19,7 +21,8 @@ Online, here:
 * **Scale-invariant cuts** (theorem 4): the position is a random rank among the leaf's
   points instead. The coordinate of a leaf's next cut is drawn when the leaf learns its
   first sample; the leaf then keeps a uniform reservoir of `pool_size` of its values in that
-  coordinate. The cut is at a value u_i of the reservoir, i uniform over its distinct values
+  coordinate (a leaf whose first 4 values there are all equal, as a rarely-set binary
+  feature gives, draws its coordinate again). The cut is at a value u_i of the reservoir, i uniform over its distinct values
   but the largest (x <= u_i goes left: both halves hold points, as the paper's remark after
   theorem 4 allows). Only ranks, never distances, enter, so a strictly increasing transform
   of any feature leaves the partition (and the predictions) unchanged.
@@ -29,6 +32,11 @@ fresh cut have seen no data, so they lean on their parent until they have.
 """
 
 from libc.math cimport INFINITY, NAN, floor, pow
+
+cdef enum:
+    # values of one coordinate a leaf waits for, all equal, before it draws another
+    # coordinate (a continuous feature needs two values to be cut)
+    REDRAW_AFTER = 4
 from libc.stdint cimport int32_t
 
 from ._axis cimport child
@@ -120,6 +128,14 @@ cdef class PurelyRandomTree(BoxTree):
         if v != v:
             return 0
         seen = self.pool_seen[node]
+        was = self.rate[node] > 0.0
+        if seen >= REDRAW_AFTER and not was:
+            # REDRAW_AFTER values, all one: the leaf may never be cut in this coordinate (a
+            # binary feature rarely 1, a constant one); draw the coordinate again, as the
+            # uniform cut draws among the sides it can cut
+            self.next_slot[node] = <int32_t>rng_randint(&self.rng, self.n_features)
+            self.pool_seen[node] = 0.0
+            return self.offer(node, x)
         self.pool_seen[node] = seen + 1.0
         if seen < self.pool_size:
             k = <int32_t>seen
@@ -127,7 +143,6 @@ cdef class PurelyRandomTree(BoxTree):
             k = <int32_t>rng_randint(&self.rng, <Py_ssize_t>seen + 1)
             if k >= self.pool_size:
                 return 0
-        was = self.rate[node] > 0.0
         self.pool[<size_t>node * self.pool_size + k] = v
         if was != self.pool_cuttable(node):
             self.propagate_rate(node, -1.0 if was else 1.0)

@@ -533,10 +533,11 @@ cdef class Tree:
 
     cpdef dict get_state(self):
         """Every declared scalar and the used part of every saved array, by name, with the
-        state's version and the kind's router (`split`)."""
+        state's version, the tree kind and its router (`split`)."""
         cdef int k
         cdef ArraySpec* a
-        cdef dict state = {"version": STATE_VERSION, "split": self.split_kind,
+        cdef dict state = {"version": STATE_VERSION, "kind": type(self).__name__,
+                           "split": self.split_kind,
                            "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3)}
         for k in range(self.n_scalars):
             state[self.scalars_[k].name.decode()] = _get_scalar(&self.scalars_[k])
@@ -557,9 +558,10 @@ cdef class Tree:
         if version > STATE_VERSION:
             raise ValueError(f"tree state version {version} is newer than this river_forests "
                              f"reads ({STATE_VERSION}): upgrade river_forests")
-        if state.get("split", self.split_kind) != self.split_kind:
-            raise ValueError(f"a {state['split']!r} tree state cannot load into "
-                             f"{type(self).__name__}")
+        if state.get("kind", type(self).__name__) != type(self).__name__ \
+                or state.get("split", self.split_kind) != self.split_kind:
+            raise ValueError(f"a {state.get('kind')} state ({state.get('split')!r} cuts) cannot "
+                             f"load into a {type(self).__name__}")
         for k in range(self.n_scalars):
             name = self.scalars_[k].name.decode()
             if name in state:
