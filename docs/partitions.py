@@ -4,10 +4,15 @@
 
 `plot_partition(ax, model, ...)` draws the leaf cells of one tree of a trained forest over the
 forest's decision surface. It only needs what every compiled tree exposes through
-``tree.arrays()`` (``root``, ``left``, ``right``, ``feature``, ``threshold``) and the forest's
-``predict_proba_many``, so the pages of later forests can reuse it: add their picture to
-`FIGURES` below. If the tree also keeps the box of the data each node has seen (``lower`` and
-``upper``, as the Mondrian tree does), ``boxes=True`` draws those boxes too.
+``tree.arrays()`` (``root``, ``left``, ``right``, ``feature``, ``threshold`` and ``split``, the
+kind of cut the tree makes) and the forest's ``predict_proba_many``, so the pages of later
+forests can reuse it: add their picture to `FIGURES` below. The cells are drawn according to
+the tree's ``split`` kind (`CELLS`): ``"axis"`` trees (Mondrian, purely random) cut one
+feature at a threshold, so their cells are rectangles; a kind with no entry there (BSP's
+``"oblique"`` cuts, say) raises `NotImplementedError` instead of being drawn as if its cuts
+were axis-aligned. If the tree also keeps the box of the data each node has seen (``lower``
+and ``upper``, as the Mondrian and uniform purely random trees do), ``boxes=True`` draws those
+boxes too.
 """
 
 from __future__ import annotations
@@ -25,20 +30,18 @@ import pandas as pd  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from river import datasets  # noqa: E402
 
-from river_forests import MondrianForestClassifier  # noqa: E402
+from river_forests import MondrianForestClassifier, PurelyRandomForestClassifier  # noqa: E402
 
 IMG = pathlib.Path(__file__).resolve().parent / "img"
 
 
-def leaf_cells(model, xlim, ylim, features=None, tree=0):
-    """The leaves of one tree as rectangles ``(node, x0, x1, y0, y1)`` clipped to the window.
+def split_kind(state):
+    """The kind of cut a tree state makes (``"axis"`` for states saved before the key)."""
+    return state.get("split", "axis")
 
-    `features` names the two plotted features (default: the first two the model registered).
-    """
-    names = list(model._core.features.names)
-    features = list(features or names[:2])
-    cols = [names.index(f) for f in features]
-    state = model.trees[tree].arrays()
+
+def _axis_cells(state, cols, xlim, ylim):
+    """Leaf rectangles of a tree whose nodes cut one feature at a threshold (x <= t: left)."""
     left, right = state["left"], state["right"]
     feature, threshold = state["feature"], state["threshold"]
     cells = []
@@ -63,6 +66,40 @@ def leaf_cells(model, xlim, ylim, features=None, tree=0):
     return [c for c in cells if c[1] < c[2] and c[3] < c[4]]
 
 
+#: how to cut the window into leaf cells, by the tree state's ``"split"`` kind; a new kind of
+#: cut (BSP's ``"oblique"``) needs its own entry, and polygons rather than rectangles
+CELLS = {"axis": _axis_cells}
+
+
+def leaf_cells(model, xlim, ylim, features=None, tree=0):
+    """The leaves of one tree as rectangles ``(node, x0, x1, y0, y1)`` clipped to the window.
+
+    `features` names the two plotted features (default: the first two the model registered).
+    Raises `NotImplementedError` for a tree whose ``split`` kind `CELLS` cannot draw.
+    """
+    names = list(model._core.features.names)
+    features = list(features or names[:2])
+    cols = [names.index(f) for f in features]
+    state = model.trees[tree].arrays()
+    kind = split_kind(state)
+    if kind not in CELLS:
+        raise NotImplementedError(
+            f"cannot draw the cells of a tree with {kind!r} splits "
+            f"({type(model.trees[tree]).__name__}): docs/partitions.py draws "
+            f"{', '.join(map(repr, CELLS))} splits only; add a drawer to CELLS"
+        )
+    return CELLS[kind](state, cols, xlim, ylim)
+
+
+def _box_slots(state, cols):
+    """The box columns (the tree's slots) of registry columns `cols`, or None if the tree
+    does not keep one of them (box column d is registry column ``columns[d]``)."""
+    columns = list(state.get("columns", range(state["lower"].shape[1])))
+    if not all(c in columns for c in cols):
+        return None
+    return [columns.index(c) for c in cols]
+
+
 def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, boxes=False,
                    resolution=200, cmap="RdBu_r"):
     """Draw tree `tree`'s leaf cells over the forest's decision surface on `ax`.
@@ -73,6 +110,7 @@ def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, bo
     """
     names = list(model._core.features.names)
     features = list(features or names[:2])
+    cells = leaf_cells(model, xlim, ylim, features, tree)  # first: refuses a kind it cannot draw
     gx, gy = np.meshgrid(np.linspace(*xlim, resolution), np.linspace(*ylim, resolution))
     grid = pd.DataFrame({features[0]: gx.ravel(), features[1]: gy.ravel()})
     proba = model.predict_proba_many(grid)
@@ -86,14 +124,14 @@ def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, bo
         for label, color in zip(labels, colors):
             mask = np.asarray([v == label for v in y])
             ax.scatter(X[mask, 0], X[mask, 1], s=3, color=color, edgecolors="none", alpha=0.8)
-    cells = leaf_cells(model, xlim, ylim, features, tree)
     for _, x0, x1, y0, y1 in cells:
         ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=0.7, ec="black"))
     state = model.trees[tree].arrays()
-    if boxes and "lower" in state:
-        cols = [names.index(f) for f in features]
-        for node, *_ in cells:
-            lo, hi = state["lower"][node, cols], state["upper"][node, cols]
+    # a scale-invariant purely random tree cuts at ranks and keeps no boxes (they stay empty)
+    if boxes and "lower" in state and not state.get("scale_invariant", False):
+        slots = _box_slots(state, [names.index(f) for f in features])
+        for node, *_ in cells if slots is not None else ():
+            lo, hi = state["lower"][node, slots], state["upper"][node, slots]
             if np.all(lo <= hi):
                 ax.add_patch(Rectangle(lo, *(hi - lo), fill=False, lw=0.7, ec="#2a9d2a", ls="--"))
     ax.set_xlim(*xlim)
@@ -118,9 +156,14 @@ def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxe
         leaves = plot_partition(ax, model, xlim, ylim, points=(np.asarray(seen_x), seen_y),
                                 boxes=boxes)
         lifetime = getattr(tree, "current_lifetime", None)
+        cuts = getattr(tree, "cuts", None)
         label = f"n = {n:,}: {leaves} leaves"
         if lifetime is not None:
             label += f", lifetime {lifetime:.1f}"
+        if cuts is not None:  # a purely random tree: its cuts, and the schedule's k_n if ahead
+            label += f", {cuts} cuts"
+            if tree.cuts_scheduled > cuts:
+                label += f" (k_n = {tree.cuts_scheduled})"
         ax.set_title(label, fontsize=10)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
@@ -144,8 +187,23 @@ def mondrian():
                            boxes=boxes)
 
 
+def purely_random():
+    pictures = [
+        ("uniform", "purely_random_partition.png", True,
+         "Purely random forest on Bananas: leaf cells of tree 0 (black), the data box of each "
+         "leaf, inside which its cuts fall (green, dashed)"),
+        ("scale_invariant", "purely_random_scale_invariant.png", False,
+         "Scale-invariant purely random forest on Bananas: leaf cells of tree 0 (black), cut "
+         "at random ranks of the leaf's points"),
+    ]
+    for split, name, boxes, title in pictures:
+        partition_sequence(PurelyRandomForestClassifier(n_estimators=10, split=split, seed=1),
+                           datasets.Bananas(), [30, 300, 3000], IMG / name, title,
+                           xlim=(-3.2, 3.2), ylim=(-3.2, 3.2), boxes=boxes)
+
+
 #: one function per forest page
-FIGURES = {"mondrian": mondrian}
+FIGURES = {"mondrian": mondrian, "purely_random": purely_random}
 
 
 if __name__ == "__main__":
