@@ -3,9 +3,43 @@ import os
 import random
 
 import pytest
-from river import datasets
+from river import base, datasets
 
+import river_forests
 from river_forests import evaluation
+
+# Every estimator the package exports, so that the cross-estimator tests (river's checks, the
+# plumbing, the hardening, the CLI, the suite, the docs) check a new forest the day it joins
+# `river_forests.__all__`. Tests built on these lists construct estimators with the parameters
+# every forest shares only (n_estimators, seed, aggregation for classifiers, max_nodes,
+# smoothing, subsampling, subsample_rate, features_per_tree, max_width) or with a forest's own
+# `_unit_test_params()`.
+EXPORTS = [getattr(river_forests, name) for name in river_forests.__all__]
+ESTIMATORS = [obj for obj in EXPORTS if isinstance(obj, type) and issubclass(obj, base.Estimator)]
+CLASSIFIERS = [cls for cls in ESTIMATORS if issubclass(cls, base.Classifier)]
+REGRESSORS = [cls for cls in ESTIMATORS if issubclass(cls, base.Regressor)]
+
+
+def name_of(cls) -> str:
+    """A test id: the estimator's class name."""
+    return cls.__name__
+
+
+def is_classifier(cls) -> bool:
+    return issubclass(cls, base.Classifier)
+
+
+def shared(cls, **params) -> dict:
+    """`params` for `cls`: the classifiers' own shared parameter (`aggregation`) is dropped for
+    a regressor, so one list of parameter sets serves every estimator."""
+    if not is_classifier(cls):
+        params.pop("aggregation", None)
+    return params
+
+
+def target(cls, y):
+    """A uniform_stream label as `cls` learns it: the label itself, or a float for a regressor."""
+    return y if is_classifier(cls) else float(y)
 
 
 def in_ci() -> bool:
@@ -46,6 +80,7 @@ def trump():
 
 
 def uniform_stream(n, d, seed=0, label=None):
+    """`n` samples of `d` uniform features x0..x{d-1}, labelled 0/1 (or by `label(x)`)."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):

@@ -7,18 +7,38 @@ import river_forests
 from river_forests import MondrianForestClassifier, evaluation
 from river_forests.__main__ import main
 from river_forests.evaluation import load_stream, progressive_run, river_baselines
-from tests.conftest import shared_data_dir
+from tests.conftest import CLASSIFIERS, ESTIMATORS, REGRESSORS, is_classifier, name_of, shared_data_dir
+
+
+def _rows(out: str) -> dict:
+    """The table of the command's output: model label -> its four numbers (metric, samples/s,
+    speed ratio, memory), however long the label."""
+    rows = {}
+    for line in out.splitlines():
+        parts = line.rsplit(maxsplit=4)
+        if len(parts) == 5:
+            rows[parts[0]] = parts[1:]
+    return rows
 
 
 def test_command_line_runs(capsys):
     assert main(["--dataset", "phishing", "-n", "150", "--only-ours"]) == 0
     out = capsys.readouterr().out
-    assert "MondrianForestClassifier" in out and "samples/s" in out and "river" not in out
+    assert "samples/s" in out and "river" not in out
+    rows = _rows(out)
+    for cls in CLASSIFIERS:  # every classifier the package exports, one row each
+        assert 0.5 < float(rows[cls.__name__][0]) <= 1.0, cls.__name__
+    assert not any(cls.__name__ in out for cls in REGRESSORS)
 
 
 def test_regression_command_line_runs(capsys):
     assert main(["--dataset", "trumpapproval", "-n", "100", "--only-ours", "--trees", "3"]) == 0
-    assert "MAE" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "MAE" in out
+    rows = _rows(out)
+    for cls in REGRESSORS:  # every regressor the package exports, one row each
+        assert 0.0 < float(rows[cls.__name__][0]) < 100, cls.__name__
+    assert not any(cls.__name__ in out for cls in CLASSIFIERS)
 
 
 def test_shared_data_is_found_from_the_repository(shared_data):
@@ -29,9 +49,10 @@ def test_shared_data_is_found_from_the_repository(shared_data):
     assert len(cov[0][0]) == 54 and {y for _, y in cov} <= set(range(1, 8))
 
 
-def test_progressive_run_reports_time_memory_and_curve():
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
+def test_progressive_run_reports_time_memory_and_curve(cls):
     data = load_stream("bananas", 400)
-    r = progressive_run(MondrianForestClassifier(seed=0), data, metrics.Accuracy(), progress=None, every=100)
+    r = progressive_run(cls(seed=0), data, metrics.Accuracy(), progress=None, every=100)
     assert r.n == 400 and r.seconds > 0 and r.memory > 0 and r.pickled > 0
     assert [i for i, _ in r.curve] == [100, 200, 300, 400]
     assert 0.5 < r.metric <= 1.0
@@ -80,16 +101,17 @@ def test_command_line_rejects_counts_below_one_in_one_line(capsys, args, option,
         f"river-forests: error: argument {option}: must be a positive integer, got {value}")
 
 
-def test_progressive_run_scores_like_river_progressive_val_score():
+@pytest.mark.parametrize("make", [
+    *(pytest.param(lambda cls=cls: cls(n_estimators=3, seed=1), id=cls.__name__) for cls in ESTIMATORS),
+    pytest.param(lambda: forest.AMFRegressor(n_estimators=3, seed=1), id="AMFRegressor"),
+])
+def test_progressive_run_scores_like_river_progressive_val_score(make):
     """Both skip the samples a model cannot predict yet: before its first sample the forest
     gives no probabilities and river's AMFRegressor predicts None."""
-    for dataset, make, metric in (
-        (datasets.Phishing(), lambda: MondrianForestClassifier(n_estimators=3, seed=1),
-         metrics.Accuracy),
-        (datasets.TrumpApproval(), lambda: forest.AMFRegressor(n_estimators=3, seed=1), metrics.MAE),
-    ):
-        ours = progressive_run(make(), list(dataset), metric(), progress=None).metric
-        assert ours == evaluate.progressive_val_score(dataset, make(), metric()).get()
+    clf = is_classifier(type(make()))
+    dataset, metric = (datasets.Phishing(), metrics.Accuracy) if clf else (datasets.TrumpApproval(), metrics.MAE)
+    ours = progressive_run(make(), list(dataset), metric(), progress=None).metric
+    assert ours == evaluate.progressive_val_score(dataset, make(), metric()).get()
 
 
 def test_river_regressors_are_scaled_in_the_comparison(capsys):
@@ -99,8 +121,9 @@ def test_river_regressors_are_scaled_in_the_comparison(capsys):
     assert not any(isinstance(m, compose.Pipeline) for m in river_baselines("clf", 2, 0).values())
     assert main(["--dataset", "trumpapproval", "-n", "200", "--trees", "2"]) == 0
     out = capsys.readouterr().out
-    rows = {line[:34].strip(): line[34:].split() for line in out.splitlines()}
+    rows = _rows(out)
     assert float(rows["river HoeffdingTreeRegressor"][0]) < 100  # 474,066,522 unscaled
+    assert all(cls.__name__ in rows for cls in REGRESSORS)
     assert "speed vs row 1" in out and "memory MiB" in out and "StandardScaler" in out
 
 
@@ -112,8 +135,9 @@ def test_command_line_compares_every_forest_the_package_exports(monkeypatch, cap
     monkeypatch.setattr(river_forests, "TwinForestClassifier", TwinForestClassifier, raising=False)
     monkeypatch.setattr(river_forests, "__all__", [*river_forests.__all__, "TwinForestClassifier"])
     assert main(["--dataset", "phishing", "-n", "50", "--only-ours"]) == 0
-    out = capsys.readouterr().out
-    assert "MondrianForestClassifier" in out and "TwinForestClassifier" in out
+    rows = _rows(capsys.readouterr().out)
+    assert "TwinForestClassifier" in rows
+    assert all(cls.__name__ in rows for cls in CLASSIFIERS)
 
 
 def test_an_explicit_data_folder_is_the_only_one_tried(monkeypatch, tmp_path):

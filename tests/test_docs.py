@@ -5,14 +5,20 @@
   checks that every page of the navigation and the recorded benchmark results are in the
   output.
 * `test_docs_examples` runs the ```python blocks of each page in order, in one namespace per
-  page, like a notebook: the examples users copy are the examples the suite checks.
+  page, like a notebook: the examples users copy are the examples the suite checks. The pages
+  are every ``docs/**/*.md``, not a list.
+* `test_estimator_examples` runs the docstring examples of every estimator of
+  `river_forests.__all__`, so a new forest's examples run the day it is exported, even when
+  only ``tests/`` is run.
 
-Docstring examples are run by pytest's ``--doctest-modules`` (see pyproject.toml); the
-compiled modules (`.pyx`) hold no ``>>>`` examples, which `test_no_examples_in_compiled_code`
-keeps true, since pytest cannot collect doctests from them.
+Docstring examples are also run by pytest's ``--doctest-modules`` (see pyproject.toml) in a full
+run; the compiled modules (`.pyx`) hold no ``>>>`` examples, which
+`test_no_examples_in_compiled_code` keeps true, since pytest cannot collect doctests from them.
 """
 
+import doctest
 import importlib.util
+import io
 import os
 import pathlib
 import re
@@ -22,6 +28,8 @@ import sys
 import pytest
 
 import river_forests
+
+from .conftest import ESTIMATORS, name_of
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -101,6 +109,23 @@ def test_docs_examples(page):
     namespace = {"__name__": f"docs.{page}"}
     for i, block in enumerate(CODE.findall((DOCS / page).read_text(encoding="utf-8"))):
         exec(compile(block, f"{page} (python block {i + 1})", "exec"), namespace)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_estimator_examples(cls):
+    """The estimator's docstring has examples that build it, in a Python module (where
+    ``--doctest-modules`` collects them), and they pass with the flags pyproject.toml sets."""
+    module = sys.modules[cls.__module__]
+    assert module.__file__.endswith(".py"), f"{cls.__name__}'s examples would not be collected"
+    tests = [t for t in doctest.DocTestFinder().find(cls, cls.__name__, module=module) if t.examples]
+    assert any(t.name == cls.__name__ for t in tests), f"{cls.__name__}'s docstring has no example"
+    assert any(f"{cls.__name__}(" in e.source for t in tests for e in t.examples), (
+        f"{cls.__name__}'s examples never build a {cls.__name__}")
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    for test in tests:
+        out = io.StringIO()
+        result = runner.run(test, out=out.write)
+        assert result.failed == 0, out.getvalue()
 
 
 def test_no_examples_in_compiled_code():

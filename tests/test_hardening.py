@@ -1,6 +1,8 @@
 """The package as an attacker or a new user meets it: one model shared by threads, streams
 with ever-new feature names, bad labels and frames. Each rejected input leaves the model
-bit-identical (its pickle bytes). Every test runs on every estimator of `river_forests.__all__`."""
+bit-identical (its pickle bytes). Every test runs on every estimator of `river_forests.__all__`
+(the box tests on every one whose trees keep boxes of their data; the Mondrian trees'
+boxes along the whole path on the Mondrian forest)."""
 
 import itertools
 import math
@@ -13,16 +15,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from river import base
 
 import river_forests
 from river_forests.evaluation import load_stream
 
-from .conftest import uniform_stream
-
-ESTIMATORS = [getattr(river_forests, name) for name in river_forests.__all__]
-CLASSIFIERS = [cls for cls in ESTIMATORS if issubclass(cls, base.Classifier)]
-REGRESSORS = [cls for cls in ESTIMATORS if issubclass(cls, base.Regressor)]
+from .conftest import CLASSIFIERS, ESTIMATORS, REGRESSORS, name_of, target, uniform_stream
 
 
 def _trained(cls, n=200, d=3, seed=0):
@@ -153,12 +150,13 @@ def test_memory_is_bounded_by_parameters_whatever_the_width(cls):
     assert sizes[50_000] <= 2 * sizes[500]
 
 
-def test_subspace_is_a_uniform_sample_of_the_columns():
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_subspace_is_a_uniform_sample_of_the_columns(cls):
     """Past `features_per_tree` columns, new columns enter by reservoir sampling: over many
     trees every column is as likely to be kept (early columns are not favoured)."""
-    model = river_forests.MondrianForestClassifier(n_estimators=60, features_per_tree=8, seed=0)
+    model = cls(n_estimators=60, features_per_tree=8, seed=0)
     x = {f"f{i:03d}": 0.5 for i in range(400)}
-    model.learn_one(x, 1)
+    model.learn_one(x, target(cls, 1))
     kept = np.concatenate([t.get_state()["columns"] for t in model.trees])
     assert len(kept) == 60 * 8
     assert all(len(set(t.get_state()["columns"])) == 8 for t in model.trees)
@@ -166,30 +164,75 @@ def test_subspace_is_a_uniform_sample_of_the_columns():
     assert counts.min() > 0.6 * counts.mean(), counts
 
 
-def test_boxes_hold_their_points_after_slots_change_hands():
-    """After evictions the boxes still hold every point on its path, feature by feature."""
-    model = river_forests.MondrianForestClassifier(n_estimators=3, features_per_tree=6, seed=2)
+def _has_boxes(cls) -> bool:
+    """Whether the trees of `cls` (default parameters) keep per-node boxes of the data
+    (`lower`, `upper`) and cut on one feature at a time (`feature`, `threshold`): Mondrian,
+    purely random, ..."""
+    state = cls(n_estimators=1, seed=0).trees[0].arrays()
+    return "lower" in state and "upper" in state and state.get("split", "axis") == "axis"
+
+
+BOXED = [cls for cls in ESTIMATORS if _has_boxes(cls)]
+
+
+def test_some_estimators_keep_boxes():
+    assert river_forests.MondrianForestClassifier in BOXED
+    assert river_forests.MondrianForestRegressor in BOXED
+
+
+def _path(s, x, names):
+    """The nodes from the root to the leaf `x` reaches in the tree of state `s` (a missing
+    split feature follows the heavier side)."""
+    j, path = s["root"], []
+    while j >= 0:
+        path.append(j)
+        if s["left"][j] < 0:
+            break
+        v = x.get(names[s["feature"][j]], math.nan)
+        if v != v:
+            j = s["left"][j] if s["weight"][s["left"][j]] >= s["weight"][s["right"][j]] else s["right"][j]
+        else:
+            j = s["left"][j] if v <= s["threshold"][j] else s["right"][j]
+    return path
+
+
+def _check_boxes_after_evictions(cls, along_the_path):
+    """Learn a 60-word stream with 6 slots per tree (slots change hands all along) and check,
+    every 25 samples, that the box of the leaf the point just learned reaches (of every node
+    on its path if `along_the_path`) holds it in every kept feature."""
+    model = cls(n_estimators=3, features_per_tree=6, seed=2)
     data = list(_wide(1500, 60, seed=4))
     names = model._core.features.names
+    checked = 0
     for i, (x, y) in enumerate(data):
-        model.learn_one(x, y)
+        model.learn_one(x, target(cls, y))
         if i % 25:
             continue
         for tree in model.trees:
             s = tree.arrays()
-            j = s["root"]
-            while j >= 0:
+            path = _path(s, x, names)
+            for j in path if along_the_path else path[-1:]:
                 for d, c in enumerate(s["columns"]):
                     v = x.get(names[c])
                     if v is not None:
                         assert s["lower"][j, d] <= v <= s["upper"][j, d]
-                if s["left"][j] < 0:
-                    break
-                v = x.get(names[s["feature"][j]], math.nan)
-                if v != v:
-                    j = s["left"][j] if s["weight"][s["left"][j]] >= s["weight"][s["right"][j]] else s["right"][j]
-                else:
-                    j = s["left"][j] if v <= s["threshold"][j] else s["right"][j]
+                        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("cls", BOXED, ids=name_of)
+def test_leaf_boxes_hold_their_points_after_slots_change_hands(cls):
+    """After evictions the box of a point's leaf still holds the point, feature by feature
+    (every kind with boxes stretches at least the leaf's)."""
+    checked = _check_boxes_after_evictions(cls, along_the_path=False)
+    assert checked > 250, "the points' kept features should have been checked in their leaves"
+
+
+def test_boxes_hold_their_points_after_slots_change_hands():
+    """After evictions the boxes still hold every point on its path, feature by feature (the
+    Mondrian tree stretches every box on the path; a purely random tree only its leaf's)."""
+    checked = _check_boxes_after_evictions(river_forests.MondrianForestClassifier, along_the_path=True)
+    assert checked > 2000, "the points' kept features should have been checked on their paths"
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
@@ -209,16 +252,18 @@ def test_registry_stops_at_max_width_with_one_warning(cls):
     assert restored._core.features.max_width == 50
 
 
-def test_wide_stream_learn_many_equals_learn_one():
-    data = list(_wide(300, 2000, seed=5))
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_wide_stream_learn_many_equals_learn_one(cls):
+    data = [(x, target(cls, y)) for x, y in _wide(300, 2000, seed=5)]
     cols = sorted({k for x, _ in data for k in x})
-    one = river_forests.MondrianForestClassifier(n_estimators=3, features_per_tree=8, seed=3)
-    many = river_forests.MondrianForestClassifier(n_estimators=3, features_per_tree=8, seed=3)
+    one = cls(n_estimators=3, features_per_tree=8, seed=3)
+    many = cls(n_estimators=3, features_per_tree=8, seed=3)
     X = pd.DataFrame([x for x, _ in data], columns=cols)  # NaN where a word is absent
     for x, y in zip(X.to_dict("records"), [y for _, y in data]):
         one.learn_one(x, y)
     many.learn_many(X, pd.Series([y for _, y in data]))
     assert pickle.dumps(one) == pickle.dumps(many)
+    assert all(t.samples_seen == 300 for t in many.trees)
 
 
 def test_wide_sparse_stream_is_defined():
@@ -247,9 +292,10 @@ def test_missing_label_is_an_error_and_changes_nothing(cls, label):
     assert pickle.dumps(model) == before
 
 
-def test_nan_labels_never_become_classes():
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
+def test_nan_labels_never_become_classes(cls):
     """The reproducer: 4,000 rows with a NaN label gave 4,002 classes."""
-    model = river_forests.MondrianForestClassifier(n_estimators=2, seed=0)
+    model = cls(n_estimators=2, seed=0)
     for i, (x, y) in enumerate(uniform_stream(300, 2)):
         try:
             model.learn_one(x, float("nan") if i % 3 == 0 else y)

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from river import compose, datasets, evaluate, metrics, preprocessing
 
 from river_forests import MondrianForestClassifier, MondrianForestRegressor
 
@@ -198,3 +199,50 @@ def test_smoothing_zero_backs_off_to_the_deepest_node_with_data():
         got = [proba[label] for label in model._core.labels]
         assert got == pytest.approx(list(expected))
     assert empty_leaves > 0, "the stream should leave some fresh, empty leaves to back off from"
+
+
+# ------------------------------------------------------------------ the Mondrian forests' own
+# parameters and bars (the plumbing every forest shares is tested on every estimator in
+# test_plumbing.py and test_hardening.py)
+
+
+@pytest.mark.parametrize("params", [
+    dict(lifetime="infinite"),
+    dict(lifetime=-1.0),
+    dict(lifetime=0.0),
+    dict(lifetime=float("inf")),
+    dict(lifetime_scale=0.0),
+    dict(lifetime_scale=float("nan")),
+], ids=repr)
+@pytest.mark.parametrize("cls", [MondrianForestClassifier, MondrianForestRegressor],
+                         ids=lambda c: c.__name__)
+def test_bad_mondrian_parameters_raise_value_error(cls, params):
+    with pytest.raises(ValueError):
+        cls(**params)
+
+
+def test_memory_is_bounded_by_max_nodes():
+    model = MondrianForestClassifier(n_estimators=2, max_nodes=255, lifetime_scale=4.0, seed=0)
+    data = uniform_stream(20000, 4, seed=2)
+    sizes = []
+    for i, (x, y) in enumerate(data, 1):
+        model.learn_one(x, y)
+        if i % 5000 == 0:
+            sizes.append(model._raw_memory_usage)
+    assert all(t.node_count <= 255 for t in model.trees)
+    assert sizes[-1] == sizes[1]  # full at 10,000 samples, not a byte more after
+
+
+def test_in_a_pipeline_with_progressive_validation():
+    model = compose.Pipeline(preprocessing.StandardScaler(), MondrianForestClassifier(seed=1))
+    metric = evaluate.progressive_val_score(datasets.Bananas(), model, metrics.Accuracy())
+    assert metric.get() > 0.8
+
+
+def test_accuracy_beats_the_majority_class(phishing):
+    model = MondrianForestClassifier(seed=0)
+    metric = metrics.Accuracy()
+    for x, y in phishing:
+        metric.update(y, model.predict_one(x))
+        model.learn_one(x, y)
+    assert metric.get() > 0.85  # the majority class is 0.56

@@ -13,8 +13,9 @@ import river_forests
 from river_forests._core._mondrian import MondrianTree
 from river_forests._core._purely_random import PurelyRandomTree
 
+from .conftest import ESTIMATORS
+
 KINDS = [MondrianTree, PurelyRandomTree]
-ESTIMATORS = [getattr(river_forests, name) for name in river_forests.__all__]
 
 
 def _learn(model, n=600, seed=0):
