@@ -36,9 +36,7 @@ from pathlib import Path
 from river import metrics
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import river_forests  # noqa: E402
-from river_forests._forest import ForestClassifier  # noqa: E402
-from river_forests.evaluation import load_stream, markdown_table, progressive_run  # noqa: E402
+from river_forests.evaluation import load_stream, markdown_table, our_variants, progressive_run  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -50,21 +48,6 @@ CONFIGS = {
     "q_n = n^-0.2": {"subsampling": "bernoulli", "subsample_rate": 1.0, "subsample_decay": 0.2},
     "q_n = n^-0.4": {"subsampling": "bernoulli", "subsample_rate": 1.0, "subsample_decay": 0.4},
 }
-
-
-def forests():
-    out = {}
-    for name in river_forests.__all__:
-        cls = getattr(river_forests, name)
-        if not issubclass(cls, ForestClassifier):
-            continue
-        short = name.replace("ForestClassifier", "")
-        if name == "PurelyRandomForestClassifier":
-            for split in ("uniform", "scale_invariant"):
-                out[f"{short} ({split})"] = (cls, {"split": split})
-        else:
-            out[short] = (cls, {})
-    return out
 
 
 def main(argv=None):
@@ -85,7 +68,7 @@ def main(argv=None):
         lines += ["", f"## {stream} ({len(data):,} samples)", ""]
         header = ["forest"] + list(CONFIGS)
         rows = []
-        for label, (cls, params) in forests().items():
+        for label, (cls, params) in our_variants("clf").items():
             cells, base = [label], None
             for config, extra in CONFIGS.items():
                 model = cls(n_estimators=10, seed=1, **params, **extra)

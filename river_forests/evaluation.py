@@ -29,6 +29,7 @@ __all__ = [
     "markdown_table",
     "progressive_run",
     "river_baselines",
+    "our_variants",
     "show_progress",
     "STREAMS",
 ]
@@ -203,6 +204,34 @@ def show_progress(label, i, n, metric, seconds, out):
     elif i == n or i % max(n // 4, 1) == 0:
         out.write(line + "\n")
     out.flush()
+
+
+def our_variants(task: str = "clf") -> dict:
+    """Every estimator of ``river_forests.__all__`` for `task` ("clf" or "reg"), as
+    ``{label: (class, params)}``, with one entry per value of a parameter that chooses the
+    paper's variant (the purely random forest's ``split``): what a benchmark compares."""
+    import river_forests
+
+    out = {}
+    for name in river_forests.__all__:
+        cls = getattr(river_forests, name)
+        if (task == "clf") != issubclass(cls, base.Classifier):
+            continue
+        short = name.replace("ForestClassifier", "").replace("ForestRegressor", "")
+        splits = VARIANTS.get(name, {}).get("split")
+        if splits:
+            for split in splits:
+                out[f"{short} ({split})"] = (cls, {"split": split})
+        else:
+            out[short] = (cls, {})
+    return out
+
+
+#: parameters whose values are different algorithms of a paper, per estimator
+VARIANTS = {
+    "PurelyRandomForestClassifier": {"split": ("uniform", "scale_invariant")},
+    "PurelyRandomForestRegressor": {"split": ("uniform", "scale_invariant")},
+}
 
 
 def river_baselines(task: str, n_estimators: int, seed: int) -> dict:
