@@ -63,9 +63,10 @@ _PARAMS_DOC = """
     cuts
         ``"consistent"`` (default): after its n-th sample a tree has made
         k_n = floor(cuts_scale * n^cuts_exponent) cuts, so k_n -> infinity and k_n / n -> 0,
-        the conditions of the paper's theorems 2 and 4. A positive int k fixes the number of
-        cuts (made as soon as the data allows), the inconsistent forest that stalls once its
-        k cells are fit; kept for comparison (``benchmarks/consistency_purely_random.py``).
+        the conditions of the paper's theorems 2 and 4. A positive int k stops the schedule at
+        k cuts (k_n = min(k, floor(cuts_scale * n^cuts_exponent))), the inconsistent forest
+        whose error levels off once its k cells are fit; kept for comparison
+        (``benchmarks/consistency_purely_random.py``).
     cuts_scale
         Multiplies the schedule.
     cuts_exponent

@@ -65,12 +65,14 @@ def test_cuts_follow_the_schedule(split, scale, exponent):
 
 
 def test_a_fixed_k_stops_and_the_cap_bounds_the_tree():
-    fixed = PurelyRandomForestClassifier(n_estimators=2, cuts=12, seed=0)
+    fixed = PurelyRandomForestClassifier(n_estimators=2, cuts=40, seed=0)
     capped = PurelyRandomForestClassifier(n_estimators=2, max_nodes=31, seed=0)
-    for x, y in _stream(3000, seed=1):
+    for n, (x, y) in enumerate(_stream(3000, seed=1), 1):
         fixed.learn_one(x, y)
         capped.learn_one(x, y)
-    assert [t.cuts for t in fixed.trees] == [12, 12]
+        if n == 10:  # a fixed k follows the schedule up to k, not all k cuts at once
+            assert [t.cuts for t in fixed.trees] == [math.floor(4 * 10**0.7)] * 2
+    assert [t.cuts for t in fixed.trees] == [40, 40]
     assert all(t.node_count == 31 and t.cuts == 15 for t in capped.trees)
     assert all(t.cuts_scheduled > 15 for t in capped.trees)
 

@@ -17,7 +17,8 @@ cdef class PurelyRandomTree(BoxTree):
     cdef double* pool_seen      # values offered to the leaf's reservoir so far
 
     # --- the schedule of cuts ---
-    cdef bint consistent        # k_n = floor(cuts_scale * n^cuts_exponent) (True), or fixed_cuts
+    cdef bint consistent        # k_n = floor(cuts_scale * n^cuts_exponent) (True), or its minimum
+                                # with fixed_cuts
     cdef int32_t fixed_cuts     # k of a fixed-k tree
     cdef double cuts_scale
     cdef double cuts_exponent   # in (0, 1): k_n -> infinity and k_n / n -> 0 (theorems 2 and 4)

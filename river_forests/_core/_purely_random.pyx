@@ -9,7 +9,7 @@ Online, here:
 
 * **The schedule.** After its n-th sample a tree has made k_n cuts:
   k_n = floor(cuts_scale * n^cuts_exponent) with 0 < cuts_exponent < 1, so k_n -> infinity
-  and k_n / n -> 0, the theorems' conditions (or a fixed k, for comparison). A cut that is
+  and k_n / n -> 0, the theorems' conditions (or min(k, that) for a fixed k, for comparison). A cut that is
   due while no leaf can be cut waits for one (rank cuts need two distinct values in a leaf:
   while the schedule asks for more cuts than the points can separate, early on, they lag
   and then catch up); a tree at `max_nodes` stops cutting.
@@ -109,11 +109,13 @@ cdef class PurelyRandomTree(BoxTree):
 
     cdef int32_t cuts_due(self) noexcept nogil:
         """k_n for the n samples learned so far."""
-        cdef double k
-        if not self.consistent:
+        cdef double k = floor(self.cuts_scale * pow(<double>self.n_seen, self.cuts_exponent))
+        cdef int32_t due = <int32_t>k if k < 2147483647.0 else 2147483647
+        if not self.consistent and self.fixed_cuts < due:
+            # a fixed k follows the schedule up to k: all k cuts at once would fall inside the
+            # box of the first two points
             return self.fixed_cuts
-        k = floor(self.cuts_scale * pow(<double>self.n_seen, self.cuts_exponent))
-        return <int32_t>k if k < 2147483647.0 else 2147483647
+        return due
 
     cdef int offer(self, int32_t node, const double* x) except -1 nogil:
         """Offer x's value in the leaf's cut coordinate to its reservoir (scale-invariant)."""
