@@ -132,6 +132,15 @@ _SHARED_DOC = {
 N_ESTIMATORS_DOC = _SHARED_DOC["n_estimators"]
 
 
+def forest_doc(summary: str, description: str, params: str, classifier: bool, examples: str,
+               overrides: dict | None = None) -> str:
+    """An estimator's docstring in river's layout: the summary line, the description, the
+    parameters (``n_estimators``, the forest's own `params`, then the shared ones, reworded by
+    `overrides`), and the examples (with the references)."""
+    return (f"{summary}\n{description}\n    Parameters\n    ----------{N_ESTIMATORS_DOC}{params}"
+            f"{shared_params_doc(classifier, overrides)}\n\n    Examples\n    --------\n{examples}")
+
+
 def shared_params_doc(classifier: bool, overrides: dict | None = None) -> str:
     """The documentation of the parameters every forest shares, in signature order after the
     forest's own (``n_estimators``, first in every signature, is `N_ESTIMATORS_DOC`); a forest

@@ -209,7 +209,8 @@ def show_progress(label, i, n, metric, seconds, out):
 def our_variants(task: str = "clf") -> dict:
     """Every estimator of ``river_forests.__all__`` for `task` ("clf" or "reg"), as
     ``{label: (class, params)}``, with one entry per value of a parameter that chooses the
-    paper's variant (the purely random forest's ``split``): what a benchmark compares."""
+    paper's variant (an estimator's ``_variants``, e.g. the purely random forest's
+    ``split``): what a benchmark compares."""
     import river_forests
 
     out = {}
@@ -218,20 +219,13 @@ def our_variants(task: str = "clf") -> dict:
         if (task == "clf") != issubclass(cls, base.Classifier):
             continue
         short = name.replace("ForestClassifier", "").replace("ForestRegressor", "")
-        splits = VARIANTS.get(name, {}).get("split")
-        if splits:
-            for split in splits:
-                out[f"{short} ({split})"] = (cls, {"split": split})
-        else:
+        variants = getattr(cls, "_variants", {})
+        if not variants:
             out[short] = (cls, {})
+        for param, values in variants.items():
+            for value in values:
+                out[f"{short} ({value})"] = (cls, {param: value})
     return out
-
-
-#: parameters whose values are different algorithms of a paper, per estimator
-VARIANTS = {
-    "PurelyRandomForestClassifier": {"split": ("uniform", "scale_invariant")},
-    "PurelyRandomForestRegressor": {"split": ("uniform", "scale_invariant")},
-}
 
 
 def river_baselines(task: str, n_estimators: int, seed: int) -> dict:

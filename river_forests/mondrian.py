@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ._core._mondrian import MondrianTree
-from ._forest import (_SHARED_DOC, N_ESTIMATORS_DOC, ForestClassifier, ForestRegressor,
-                      check_float, shared_params_doc)
+from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, forest_doc
 
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor"]
 
@@ -57,10 +56,6 @@ _OVERRIDES = {
 }
 
 
-def _params_doc(classifier):
-    return N_ESTIMATORS_DOC + _PARAMS_DOC + shared_params_doc(classifier, _OVERRIDES)
-
-
 _ALGO_DOC = """
     Each tree is a Mondrian process on the range of the data it has seen, whose lifetime grows
     as the stream goes on, as in the paper's remark 3. A new point outside a node's box may
@@ -80,19 +75,12 @@ _ALGO_DOC = """
 
 
 class MondrianForestClassifier(_MondrianParams, ForestClassifier):
-    __doc__ = (
-        """Mondrian forest classifier with a growing lifetime (Mourtada et al., 2017).
-"""
-        + _ALGO_DOC
-        + """
-    Parameters
-    ----------"""
-        + _params_doc(classifier=True)
-        + """
-
-    Examples
-    --------
-
+    __doc__ = forest_doc(
+        "Mondrian forest classifier with a growing lifetime (Mourtada et al., 2017).",
+        _ALGO_DOC,
+        _PARAMS_DOC,
+        classifier=True,
+        examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import MondrianForestClassifier
 
@@ -107,7 +95,7 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
     B. Lakshminarayanan, D. M. Roy, Y. W. Teh. Mondrian Forests: Efficient Online Random
     Forests. NIPS 2014.
 
-    """
+    """, overrides=_OVERRIDES,
     )
 
     def __init__(
@@ -139,11 +127,9 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
 
 
 class MondrianForestRegressor(_MondrianParams, ForestRegressor):
-    __doc__ = (
-        """Mondrian forest regressor with a growing lifetime (Mourtada et al., 2017).
-"""
-        + _ALGO_DOC
-        + """
+    __doc__ = forest_doc(
+        "Mondrian forest regressor with a growing lifetime (Mourtada et al., 2017).",
+        _ALGO_DOC + """
     A tree predicts the (smoothed) mean of its leaf; the forest averages its trees.
 
     No scaler is needed, and an online one hurts: river's ``preprocessing.StandardScaler``
@@ -153,15 +139,10 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     statistics changes nothing.
     ``predict_one(x, with_dist=True)`` also gives a predictive standard deviation, that of the
     mixture of the trees' leaf distributions, at no extra cost.
-
-    Parameters
-    ----------"""
-        + _params_doc(classifier=False)
-        + """
-
-    Examples
-    --------
-
+""",
+        _PARAMS_DOC,
+        classifier=False,
+        examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import MondrianForestRegressor
 
@@ -178,7 +159,7 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     J. Mourtada, S. Gaïffas, E. Scornet. Universal consistency and minimax rates for online
     Mondrian Forests. NIPS 2017 (appendix E: regression).
 
-    """
+    """, overrides=_OVERRIDES,
     )
 
     def __init__(

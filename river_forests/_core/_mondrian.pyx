@@ -105,7 +105,7 @@ cdef class MondrianTree(BoxTree):
         cdef double total = self.leaf_size(node)
         cdef double u = rng_uniform(&self.rng) * total
         cdef double acc = 0.0, side
-        cdef int32_t d, dim = -1, l, r
+        cdef int32_t d, dim = -1
         for d in range(self.n_features):
             side = <double>self.upper[row + d] - <double>self.lower[row + d]
             if side > 0.0 and self.scale[d] > 0.0:
@@ -113,15 +113,10 @@ cdef class MondrianTree(BoxTree):
                 acc += self.scale[d] * side
                 if u < acc:
                     break
-        l = self.add_node(node)
-        r = self.add_node(node)
-        row = <size_t>node * self.feature_capacity
-        self.feature[node] = self.columns[dim]
-        self.threshold[node] = self.origin[dim] + (self.lower[row + dim] + rng_uniform(&self.rng) * (
-            <double>self.upper[row + dim] - <double>self.lower[row + dim]))
+        self.add_children(node, self.columns[dim], self.origin[dim] + (
+            self.lower[row + dim] + rng_uniform(&self.rng) * (
+                <double>self.upper[row + dim] - <double>self.lower[row + dim])))
         self.tau[node] = time
-        self.left[node] = l
-        self.right[node] = r
         self.propagate_rate(node, -self.rate[node])
         return 0
 

@@ -232,17 +232,12 @@ cdef class PurelyRandomTree(BoxTree):
         """Make leaf `node` interior, cut on `slot` at `at` (in the units of the boxes for a
         uniform cut, of x for a rank cut); its two new leaves start with its box clipped at
         the cut and no statistics."""
-        cdef int32_t l = self.add_node(node)
-        cdef int32_t r = self.add_node(node)
+        cdef int32_t l = self.add_children(
+            node, self.columns[slot], at if self.scale_invariant else self.origin[slot] + at)
+        cdef int32_t r = l + 1
         cdef size_t fc = self.feature_capacity
         cdef int32_t d
-        self.feature[node] = self.columns[slot]
-        self.left[node] = l
-        self.right[node] = r
-        if self.scale_invariant:
-            self.threshold[node] = at
-        else:
-            self.threshold[node] = self.origin[slot] + at
+        if not self.scale_invariant:
             for d in range(self.n_features):
                 self.lower[l * fc + d] = self.lower[node * fc + d]
                 self.upper[l * fc + d] = self.upper[node * fc + d]

@@ -373,6 +373,18 @@ cdef class Tree:
         self.parent[j] = parent
         return j
 
+    cdef int32_t add_children(self, int32_t node, int32_t column, double threshold) except -1 nogil:
+        """Make leaf `node` interior, cutting registry column `column` at `threshold` (axis
+        router: x[column] <= threshold goes left), over two fresh leaves that have seen no data.
+        Returns the left child; the right one is the next index."""
+        cdef int32_t l = self.add_node(node)
+        cdef int32_t r = self.add_node(node)
+        self.feature[node] = column
+        self.threshold[node] = threshold
+        self.left[node] = l
+        self.right[node] = r
+        return l
+
     cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil:
         """Insert a new interior node p above `node`, with a fresh leaf s as its other child
         (on the right if `new_right`); p takes node's place under its parent and starts with
