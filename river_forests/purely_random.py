@@ -85,7 +85,7 @@ _PARAMS_DOC = """
         skewed or binary features it is the better choice (covtype: 85.8% against 70.4%,
         elec: 77.8% against 76.4%, in the schedule benchmark), at ``8 * pool_size`` bytes
         per node and about 70% of the samples/s (``benchmarks/speed_vs_amf.py``: 240,000
-        against 341,000 on elec).
+        against 339,000 on elec).
     pool_size
         Scale-invariant split only: the values of its cut coordinate a leaf keeps (a uniform
         reservoir) to draw the rank from; a leaf can be cut once they hold two distinct
