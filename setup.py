@@ -27,7 +27,10 @@ directives = {
 
 compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
 
-MODULES = ["_random", "_features", "_tree", "_boxtree", "_mondrian", "_purely_random", "_forest"]
+MODULES = [
+    "_random", "_features", "_pool", "_tree", "_boxtree", "_mondrian", "_purely_random",
+    "_forest",
+]
 
 extensions = [
     Extension(

@@ -6,15 +6,33 @@
 # root, the node cap, the smoothed root-to-leaf prediction, the per-tree online subsampling,
 # the random generator, and the storage of every array and scalar a kind declares.
 #
-# A kind (one file pair: `_mondrian`, `_purely_random`, ...) declares its extra arrays and
-# scalars once, in its `__cinit__` (`declare_array` / `declare_scalar`): that one row drives
-# allocation, growth, freeing, `__sizeof__`, `get_state`, `set_state` and the construction
-# parameters, which reach the tree by name (`Tree(task=..., max_nodes=..., seed=..., ...)`).
-# It then implements `learn` and, if it does not cut on one feature at a time, `descend`
-# (the router; the axis-aligned one is `_axis.child`).
+# A kind (one file pair: `_mondrian`, `_purely_random`, ...) declares its extra arrays,
+# scalars and per-leaf pools once, in its `__cinit__` (`declare_array` / `declare_scalar` /
+# `declare_pool`): that one row drives allocation, growth, freeing, `__sizeof__`,
+# `get_state`, `set_state` and the construction parameters, which reach the tree by name
+# (`Tree(task=..., max_nodes=..., seed=..., ...)`). It then implements `learn` and, if it
+# does not cut on one feature at a time, `descend` (the router; the axis-aligned one is
+# `_axis.child`).
+#
+# THE STATISTICS RULE, the same for every kind, whether its paper updates the whole path
+# (Mondrian, purely random) or only the leaves (denil2013, XForest):
+#   * `weight[j]` and `value[j]` count the samples the kind predicts from (every sample, or
+#     denil2013's estimation stream) that went through node j since it was created, on top
+#     of the start statistics the kind may give a new node (a split's estimation histogram,
+#     a batch's counts). A kind whose paper updates leaves only still counts along the path
+#     it walks anyway: one add per level, and the leaves' own statistics are the paper's.
+#   * Hence weight[parent] >= weight[left] + weight[right], class by class too: a child's
+#     samples all went through its parent.
+#   * Prediction (`blend_path`): the first node of the path with data gives its estimate,
+#     each deeper node with data mixes its statistics with its parent's estimate as a prior
+#     of strength `smoothing`; smoothing = 0 is the leaf's estimate, or the deepest
+#     ancestor's with data while the leaf has none.
+#   * A missing split feature sends a sample to the child of larger `weight` (`_axis.child`),
+#     which by the rule is the side more of the stream went to.
 
 from libc.stdint cimport int32_t, uint64_t
 
+from ._pool cimport Pool
 from ._random cimport RNG
 
 cdef enum:
@@ -50,6 +68,7 @@ cdef enum:
 cdef enum:
     MAX_ARRAYS = 32
     MAX_SCALARS = 40
+    MAX_POOLS = 4
 
 ctypedef struct ArraySpec:
     void** ptr               # address of the array field
@@ -60,6 +79,12 @@ ctypedef struct ArraySpec:
     int32_t* cols            # cells per row saved (NULL: the whole stride)
     bint saved               # part of the pickled state (else scratch)
     double fill              # value of a new cell (-1 for int32 links)
+
+ctypedef struct PoolSpec:
+    Pool* pool               # a pool field of the tree (`_pool.pxd`): per-leaf data of varying size
+    const char* name         # key of its cells in the saved state (offsets and rows beside it)
+    int32_t* stride          # cells per row (NULL: 1); a width field of the tree
+    int32_t* cols            # cells per row saved (NULL: the whole stride)
 
 ctypedef struct ScalarSpec:
     void* ptr                # address of the scalar field
@@ -116,10 +141,14 @@ cdef class Tree:
     cdef int n_arrays
     cdef ScalarSpec scalars_[MAX_SCALARS]
     cdef int n_scalars
+    cdef PoolSpec pools_[MAX_POOLS]
+    cdef int n_pools
 
     cdef int declare_array(self, void** ptr, const char* name, int cell, int rows, int32_t* stride,
                            int32_t* cols, bint saved, double fill) except -1
     cdef int declare_scalar(self, void* ptr, const char* name, int kind, bint param) except -1
+    cdef int declare_pool(self, Pool* pool, const char* name, int32_t* stride,
+                          int32_t* cols) except -1
     cdef int _start(self) except -1
 
     # node storage

@@ -16,6 +16,7 @@ import numpy as np
 cimport numpy as cnp
 
 from ._axis cimport child
+from ._pool cimport pool_bytes, pool_export, pool_import, pool_init, pool_relayout, pool_release
 from ._random cimport rng_poisson, rng_randint, rng_seed, rng_uniform
 
 cnp.import_array()
@@ -162,10 +163,6 @@ cdef object _export(Tree tree, ArraySpec* a):
 # the base tree
 # ----------------------------------------------------------------------------------------
 
-# ----------------------------------------------------------------------------------------
-# the base tree
-# ----------------------------------------------------------------------------------------
-
 cdef class Tree:
     #: the router of the kind's interior nodes, saved in its state ("axis": _axis.child)
     split_kind = "axis"
@@ -225,6 +222,8 @@ cdef class Tree:
         for k in range(self.n_arrays):
             free(self.arrays_[k].ptr[0])
             self.arrays_[k].ptr[0] = NULL
+        for k in range(self.n_pools):
+            pool_release(self.pools_[k].pool)
 
     # ---------------------------------------------------------------- the declaration table
 
@@ -246,6 +245,18 @@ cdef class Tree:
             raise RuntimeError("too many tree scalars: raise MAX_SCALARS in _tree.pxd")
         self.scalars_[self.n_scalars] = ScalarSpec(ptr, name, kind, param)
         self.n_scalars += 1
+        return 0
+
+    cdef int declare_pool(self, Pool* pool, const char* name, int32_t* stride,
+                          int32_t* cols) except -1:
+        """Declare one pool field (`_pool.pxd`, called from `__cinit__`): blocks of rows of
+        `stride` cells (a width field of the tree, NULL for 1) that the table relays out when
+        that width grows, frees, counts and saves (`cols` cells of a row, NULL for all)."""
+        if self.n_pools >= MAX_POOLS:
+            raise RuntimeError("too many tree pools: raise MAX_POOLS in _tree.pxd")
+        pool_init(pool, stride[0] if stride != NULL else 1)
+        self.pools_[self.n_pools] = PoolSpec(pool, name, stride, cols)
+        self.n_pools += 1
         return 0
 
     def _set_scalar(self, str name, object v, bint param_only):
@@ -311,6 +322,9 @@ cdef class Tree:
                 _set_cell(cell, a.cell, 0, a.fill)
                 restride(a.ptr, _CELL_BYTES[a.cell], <int32_t>_rows(self, a.rows), stride[0],
                          new_stride, cell)
+        for k in range(self.n_pools):
+            if self.pools_[k].stride == stride:
+                pool_relayout(self.pools_[k].pool, new_stride)
         stride[0] = new_stride
         return 0
 
@@ -539,6 +553,8 @@ cdef class Tree:
         for k in range(self.n_arrays):
             total += _rows(self, self.arrays_[k].rows) * _stride(&self.arrays_[k]) \
                 * _CELL_BYTES[self.arrays_[k].cell]
+        for k in range(self.n_pools):
+            total += pool_bytes(self.pools_[k].pool)
         return total
 
     # ---------------------------------------------------------------- pickling
@@ -557,6 +573,11 @@ cdef class Tree:
             a = &self.arrays_[k]
             if a.saved:
                 state[a.name.decode()] = _export(self, a)
+        for k in range(self.n_pools):
+            name = self.pools_[k].name.decode()
+            cols = self.pools_[k].cols[0] if self.pools_[k].cols != NULL else self.pools_[k].pool.stride
+            state[name], state[name + "_offsets"], state[name + "_rows"] = pool_export(
+                self.pools_[k].pool, cols)
         return state
 
     cpdef set_state(self, dict state):
@@ -604,6 +625,14 @@ cdef class Tree:
         if "columns" not in state:
             for k in range(self.n_features):
                 self.columns[k] = k
+        for k in range(self.n_pools):
+            name = self.pools_[k].name.decode()
+            cols = self.pools_[k].cols[0] if self.pools_[k].cols != NULL else self.pools_[k].pool.stride
+            if name in state:
+                pool_import(self.pools_[k].pool, state[name], state[name + "_offsets"],
+                            state[name + "_rows"], cols)
+            else:
+                pool_release(self.pools_[k].pool)
 
     def __reduce__(self):
         return (_rebuild_tree, (type(self), self.get_state()))
