@@ -33,7 +33,7 @@ cdef int pool_init(Pool* pool, int32_t stride) noexcept nogil
 cdef void pool_release(Pool* pool) noexcept nogil
 cdef double* pool_alloc(Pool* pool, int32_t block, int32_t rows) except NULL nogil
 cdef int pool_free(Pool* pool, int32_t block) except -1 nogil
-cdef int pool_relayout(Pool* pool, int32_t stride) except -1 nogil
+cdef int pool_relayout(Pool* pool, int32_t stride, size_t spare) except -1 nogil
 cdef size_t pool_bytes(const Pool* pool) noexcept nogil
 
 # pickling: the live blocks as one flat array of `cols` cells per row, with offsets and rows

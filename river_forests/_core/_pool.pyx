@@ -100,7 +100,6 @@ cdef double* pool_alloc(Pool* pool, int32_t block, int32_t rows) except NULL nog
     cdef long long cells = <long long>rows * pool.stride
     cdef long long start = -1
     cdef int32_t i, k
-    cdef size_t cap
     if block < 0 or rows < 0:
         with gil:
             raise ValueError(f"pool_alloc: bad block {block} or rows {rows}")
@@ -119,13 +118,10 @@ cdef double* pool_alloc(Pool* pool, int32_t block, int32_t rows) except NULL nog
             break
     if start < 0:
         if pool.used + <size_t>cells > pool.capacity:
-            # grow by half: a fringe's blocks come and go at a steady total, so a doubled
-            # buffer would sit half empty
-            cap = pool.capacity if pool.capacity >= 64 else 64
-            while cap < pool.used + <size_t>cells:
-                cap += cap // 2
-            _grow(<void**>&pool.data, cap * sizeof(double))
-            pool.capacity = cap
+            # out of room: pack the live blocks into a buffer with a quarter of spare room
+            # (a copy, as realloc's would be); a fringe's blocks come and go at a steady
+            # total, so doubling would leave the buffer half empty for good
+            pool_relayout(pool, pool.stride, (pool.live + <size_t>cells) // 4 + <size_t>cells + 64)
         start = <long long>pool.used
         pool.used += <size_t>cells
     pool.start[block] = start
@@ -148,14 +144,14 @@ cdef int pool_free(Pool* pool, int32_t block) except -1 nogil:
     pool.rows[block] = -1
     if 2 * pool.used > 3 * pool.live + 2 * COMPACT_SLACK or \
             pool.capacity > 2 * pool.used + 2 * COMPACT_SLACK:
-        pool_relayout(pool, pool.stride)
+        pool_relayout(pool, pool.stride, 0)
     return 0
 
 
-cdef int pool_relayout(Pool* pool, int32_t stride) except -1 nogil:
+cdef int pool_relayout(Pool* pool, int32_t stride, size_t spare) except -1 nogil:
     """Lay every live block out again, packed in id order, at `stride` cells per row (the
     first min(old, new) cells of each row kept, new cells zero): a widening (new class) or a
-    compaction. The buffer is reallocated to fit."""
+    compaction. The buffer is reallocated to fit, with `spare` cells of room after them."""
     cdef size_t total = 0, at = 0
     cdef int32_t b, i, keep = pool.stride if pool.stride < stride else stride
     cdef double* mem
@@ -165,7 +161,7 @@ cdef int pool_relayout(Pool* pool, int32_t stride) except -1 nogil:
     for b in range(pool.n_ids):
         if pool.rows[b] >= 0:
             total += <size_t>pool.rows[b] * stride
-    mem = <double*>malloc((total if total > 0 else 1) * sizeof(double))
+    mem = <double*>malloc((total + spare if total + spare > 0 else 1) * sizeof(double))
     if mem == NULL:
         with gil:
             raise MemoryError()
@@ -181,7 +177,7 @@ cdef int pool_relayout(Pool* pool, int32_t stride) except -1 nogil:
         at += <size_t>pool.rows[b] * stride
     free(pool.data)
     pool.data = mem
-    pool.capacity = total if total > 0 else 1
+    pool.capacity = total + spare if total + spare > 0 else 1
     pool.used = total
     pool.live = total
     pool.stride = stride

@@ -324,7 +324,7 @@ cdef class Tree:
                          new_stride, cell)
         for k in range(self.n_pools):
             if self.pools_[k].stride == stride:
-                pool_relayout(self.pools_[k].pool, new_stride)
+                pool_relayout(self.pools_[k].pool, new_stride, 0)
         stride[0] = new_stride
         return 0
 
