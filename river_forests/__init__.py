@@ -2,11 +2,13 @@
 
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor
+from .stream_partition import StreamPartitionForestClassifier
 
 __all__ = [
     "MondrianForestClassifier",
     "MondrianForestRegressor",
     "PurelyRandomForestClassifier",
     "PurelyRandomForestRegressor",
+    "StreamPartitionForestClassifier",
 ]
 __version__ = "0.1.0"

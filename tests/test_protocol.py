@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 import random
 import sys
@@ -12,10 +13,24 @@ import pytest
 import river_forests
 from river_forests._core._mondrian import MondrianTree
 from river_forests._core._purely_random import PurelyRandomTree
+from river_forests._core._stream_partition import StreamPartitionTree
 
 from .conftest import ESTIMATORS
 
-KINDS = [MondrianTree, PurelyRandomTree]
+KINDS = [MondrianTree, PurelyRandomTree, StreamPartitionTree]
+
+#: a one-tree forest of each kind (stream partitioning with low alpha and beta, so its trees
+#: split on short streams)
+FORESTS = {
+    "mondrian": lambda **kw: river_forests.MondrianForestClassifier(**kw),
+    "purely_random": lambda **kw: river_forests.PurelyRandomForestClassifier(**kw),
+    "scale_invariant": lambda **kw: river_forests.PurelyRandomForestClassifier(
+        split="scale_invariant", **kw),
+    "stream_partition": lambda **kw: river_forests.StreamPartitionForestClassifier(
+        alpha=2.0, beta=4.0, **kw),
+}
+FOREST_OF = {MondrianTree: "mondrian", PurelyRandomTree: "scale_invariant",
+             StreamPartitionTree: "stream_partition"}
 
 
 def _learn(model, n=600, seed=0):
@@ -54,6 +69,11 @@ def test_a_state_loads_only_into_its_kind_and_version():
         PurelyRandomTree.__new__(PurelyRandomTree).set_state(state)
     with pytest.raises(ValueError, match="newer"):
         MondrianTree.__new__(MondrianTree).set_state(dict(state, version=99))
+    with pytest.raises(ValueError, match="cannot load into a StreamPartitionTree"):
+        StreamPartitionTree.__new__(StreamPartitionTree).set_state(state)
+    ours = _learn(FORESTS["stream_partition"](n_estimators=1, seed=1)).trees[0].get_state()
+    with pytest.raises(ValueError, match="cannot load into a MondrianTree"):
+        MondrianTree.__new__(MondrianTree).set_state(ours)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -73,9 +93,9 @@ def test_node_cap_is_refused_in_the_base(cls):
 def test_size_and_state_follow_the_declared_arrays(kind):
     """Every declared array is counted by __sizeof__, and a state round trip gives back the
     same state (every saved array and scalar)."""
-    model = _learn(river_forests.MondrianForestClassifier(n_estimators=1, seed=4)) if kind is MondrianTree \
-        else _learn(river_forests.PurelyRandomForestClassifier(n_estimators=1, split="scale_invariant", seed=4))
+    model = _learn(FORESTS[FOREST_OF[kind]](n_estimators=1, seed=4))
     tree = model.trees[0]
+    assert type(tree) is kind
     assert sys.getsizeof(tree) > tree.node_count * 8 * 8
     back = pickle.loads(pickle.dumps(tree))
     a, b = tree.get_state(), back.get_state()
@@ -86,3 +106,175 @@ def test_size_and_state_follow_the_declared_arrays(kind):
             assert a[key].dtype == b[key].dtype
         else:
             assert a[key] == b[key], key
+
+
+# ------------------------------------------------------------------------ THE STATISTICS RULE
+# (`_tree.pxd`), the same for every kind, checked on one-tree forests through the state arrays
+
+LABELS = ("no", "yes", "maybe")
+
+
+def _rule_stream(n, seed):
+    """Three features (c missing now and then), three string labels, the third arriving
+    late."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        x = {"a": rng.random(), "b": rng.gauss(0, 3), "c": rng.random()}
+        if rng.random() < 0.05:
+            del x["c"]
+        k = int(x["a"] + 0.1 * x["b"] + 0.2 * rng.random() > 0.6)
+        if i > n // 3 and x["a"] > 0.8 and rng.random() < 0.5:
+            k = 2
+        out.append((x, LABELS[k]))
+    return out
+
+
+def _row(model, x):
+    """`x` in the registry's column order, NaN for a missing feature."""
+    return [float(x[name]) if name in x else math.nan for name in model._core.features.names]
+
+
+def _route(s, x):
+    """The path of `x` (registry order) read from the state arrays: x[feature] <= threshold
+    goes left, a missing value to the child of larger weight (left on a tie)."""
+    j = s["root"]
+    if j < 0:
+        return []
+    path = [j]
+    while s["left"][j] >= 0:
+        v = x[s["feature"][j]]
+        l, r = s["left"][j], s["right"][j]
+        if v != v:
+            j = l if s["weight"][l] >= s["weight"][r] else r
+        else:
+            j = l if v <= s["threshold"][j] else r
+        path.append(j)
+    return path
+
+
+def _blend_path(s, path, n_out):
+    """`Tree.blend_path` in Python: the first node with data gives its estimate, each deeper
+    node with data mixes its counts with its parent's estimate as a prior of strength
+    `smoothing`."""
+    a = s["smoothing"]
+    known = min(s["n_values"], n_out)
+    out = [1.0 / n_out] * n_out
+    have = False
+    for j in path:
+        nj = s["weight"][j]
+        if nj <= 0.0:
+            continue
+        v = s["value"][j]
+        if not have:
+            out = [v[c] / nj for c in range(known)] + [0.0] * (n_out - known)
+            have = True
+        else:
+            inv = 1.0 / (nj + a)
+            out = [(v[c] + a * out[c]) * inv for c in range(known)] + \
+                [a * out[c] * inv for c in range(known, n_out)]
+    return out
+
+
+def _expected_proba(model, x):
+    s = model.trees[0].get_state()
+    labels = model._core.labels
+    if not labels:
+        return {}
+    out = _blend_path(s, _route(s, _row(model, x)), len(labels))
+    return {labels[c]: p for c, p in enumerate(out)}
+
+
+RULE_CASES = [(name, smoothing, subsampling) for name in FORESTS for smoothing in (0.0, 0.7)
+              for subsampling in (None, "bernoulli")]
+
+
+def _rule_model(name, smoothing, subsampling):
+    extra = dict(subsampling="bernoulli", subsample_rate=0.7) if subsampling else {}
+    return FORESTS[name](n_estimators=1, smoothing=smoothing, seed=31, **extra)
+
+
+@pytest.mark.parametrize("name, smoothing, subsampling", RULE_CASES)
+def test_a_parent_holds_its_childrens_statistics(name, smoothing, subsampling):
+    """weight[parent] >= weight[left] + weight[right], and class by class, at every step."""
+    model = _rule_model(name, smoothing, subsampling)
+    checked = 0
+    for i, (x, y) in enumerate(_rule_stream(1500, seed=32), 1):
+        model.learn_one(x, y)
+        if i % 50:
+            continue
+        s = model.trees[0].get_state()
+        inner = np.flatnonzero(s["left"] >= 0)
+        l, r = s["left"][inner], s["right"][inner]
+        assert (s["weight"][inner] >= s["weight"][l] + s["weight"][r]).all()
+        assert (s["value"][inner] >= s["value"][l] + s["value"][r]).all()
+        # a node's weight is its class counts (classification)
+        np.testing.assert_allclose(s["weight"], s["value"].sum(axis=1), rtol=0, atol=1e-9)
+        checked += len(inner)
+    assert model.trees[0].node_count >= 15 and checked > 100
+
+
+@pytest.mark.parametrize("name, smoothing, subsampling", RULE_CASES)
+def test_a_prediction_blends_its_path(name, smoothing, subsampling):
+    """predict_proba_one is `blend_path` over the path the state arrays give (labels by
+    class index), before the tree has data, while a label is new, and on a grown tree."""
+    model = _rule_model(name, smoothing, subsampling)
+    data = _rule_stream(1200, seed=33)
+    queries = _rule_stream(40, seed=34)
+    for i, (x, y) in enumerate(data):
+        if i % 60 == 0 or i < 5:
+            for q, _ in queries[:10] if i < 1000 else queries:
+                got, want = model.predict_proba_one(q), _expected_proba(model, q)
+                assert got.keys() == want.keys()
+                assert got == pytest.approx(want, abs=1e-12)
+        model.learn_one(x, y)
+    assert model.trees[0].node_count >= 15
+    assert len(model._core.labels) == 3
+
+
+@pytest.mark.parametrize("name, smoothing, subsampling", RULE_CASES)
+def test_a_missing_split_feature_goes_to_the_heavier_child(name, smoothing, subsampling):
+    """A sample without a split's feature follows the child that has seen more weight; the
+    model predicts the blend of that path."""
+    model = _rule_model(name, smoothing, subsampling)
+    for x, y in _rule_stream(1500, seed=35):
+        model.learn_one(x, y)
+    s = model.trees[0].get_state()
+    names = model._core.features.names
+    labels = model._core.labels
+    heavier_right = differs = 0
+    for q, _ in _rule_stream(200, seed=36):
+        full = _row(model, q)
+        path = _route(s, full)
+        # drop the feature of an interior node on q's path
+        pick = path[len(path) // 2 - 1] if len(path) > 2 else path[0]
+        if s["left"][pick] < 0:
+            continue
+        # the first node of the path that splits on that feature: the paths part there
+        node = next(j for j in path if s["feature"][j] == s["feature"][pick] and s["left"][j] >= 0)
+        name_ = names[s["feature"][node]]
+        x = {k: v for k, v in q.items() if k != name_}
+        missing = _route(s, _row(model, x))
+        assert missing[:path.index(node) + 1] == path[:path.index(node) + 1]
+        l, r = s["left"][node], s["right"][node]
+        nxt = missing[path.index(node) + 1]
+        assert nxt == (l if s["weight"][l] >= s["weight"][r] else r)
+        heavier_right += nxt == r
+        want = _blend_path(s, missing, len(labels))
+        got = model.predict_proba_one(x)
+        assert [got[c] for c in labels] == pytest.approx(want, abs=1e-12)
+        # the lighter child's side would predict otherwise (the check can tell them apart)
+        lighter = l if nxt == r else r
+        other = _blend_path(s, path[:path.index(node) + 1] + _route_from(s, lighter, full),
+                            len(labels))
+        differs += max(abs(a - b) for a, b in zip(other, want)) > 1e-9
+    assert heavier_right > 5 and differs > 20, (heavier_right, differs)
+
+
+def _route_from(s, j, x):
+    path = [j]
+    while s["left"][j] >= 0:
+        v = x[s["feature"][j]]
+        j = s["left"][j] if v <= s["threshold"][j] else s["right"][j]
+        path.append(j)
+    return path

@@ -1,0 +1,48 @@
+# The online random tree with stream partitioning of denil2013 (section 3, appendix A, the
+# bounded fringe of section 3.6): the package's first tree whose splits look at labels.
+# Each point goes to the structure stream (it chooses splits) or to the estimation stream
+# (it fills the leaves' class histograms); a bounded fringe of active leaves collects the
+# candidate splits' histograms in the shared per-leaf pool (`_pool.pxd`).
+
+from libc.stdint cimport int32_t
+
+from ._pool cimport Pool
+from ._tree cimport Tree
+
+
+cdef class StreamPartitionTree(Tree):
+    # --- per node (`capacity` rows) ---
+    cdef int32_t* slot          # fringe slot of an active leaf (its block id in both pools), -1
+    cdef double* born           # estimation weight the tree had seen when the node's statistics
+                                # began: p(A) of a leaf is estimated over what came since
+
+    # --- the fringe: per active leaf, one block in each pool, id = its fringe slot ---
+    cdef Pool cands             # stride 1: [n_dims, n_points, columns[n_dims],
+                                #  thresholds[candidate_points][n_dims], born[candidate_points]]
+    cdef Pool hists             # stride `value_stride`: 4 class histograms per candidate split
+                                # (point j, dimension k): structure left, structure right,
+                                # estimation left, estimation right
+
+    # --- parameters (denil2013's names in the comments) ---
+    cdef double structure_fraction  # P(I_t = structure), the rest goes to estimation
+    cdef double candidate_features  # lambda: a leaf tries min(1 + Poisson(lambda), D) dimensions
+    cdef int32_t candidate_points   # m: the first m structure points give the thresholds
+    cdef double min_gain            # tau: ShouldSplit needs a gain above it
+    cdef double alpha               # alpha(d) = alpha * alpha_growth^d estimation points a side
+    cdef double alpha_growth
+    cdef double beta                # beta(d) = beta * alpha(d): MustSplit
+    cdef int32_t max_active         # the fringe's cap: leaves collecting split statistics
+
+    # --- counters ---
+    cdef double n_estimation        # estimation weight seen by the tree
+    cdef int32_t n_active           # leaves in the fringe
+    cdef int32_t n_splits
+
+    cdef double score(self, int32_t node) noexcept nogil
+    cdef int activate(self, int32_t node) except -1 nogil
+    cdef int deactivate(self, int32_t node) except -1 nogil
+    cdef int refill(self) except -1 nogil
+    cdef int add_point(self, int32_t s, const double* x) except -1 nogil
+    cdef int count(self, int32_t s, const double* x, int32_t y, double w, int32_t part) except -1 nogil
+    cdef int32_t best_split(self, int32_t node, int32_t s, int32_t depth) noexcept nogil
+    cdef int split(self, int32_t node, int32_t s, int32_t c) except -1 nogil
