@@ -1,18 +1,21 @@
 """Draw the 2-D partition pictures of the documentation (run by hand, PNGs committed).
 
-    python docs/partitions.py            # writes docs/img/*.png
+    python docs/partitions.py                    # writes docs/img/*.png
+    python docs/partitions.py stream_partition   # one page's pictures (names: `FIGURES`)
 
 `plot_partition(ax, model, ...)` draws the leaf cells of one tree of a trained forest over the
 forest's decision surface. It only needs what every compiled tree exposes through
 ``tree.arrays()`` (``root``, ``left``, ``right``, ``feature``, ``threshold`` and ``split``, the
 kind of cut the tree makes) and the forest's ``predict_proba_many``, so the pages of later
 forests can reuse it: add their picture to `FIGURES` below. The cells are drawn according to
-the tree's ``split`` kind (`CELLS`): ``"axis"`` trees (Mondrian, purely random) cut one
-feature at a threshold, so their cells are rectangles; a kind with no entry there (BSP's
-``"oblique"`` cuts, say) raises `NotImplementedError` instead of being drawn as if its cuts
-were axis-aligned. If the tree also keeps the box of the data each node has seen (``lower``
-and ``upper``, as the Mondrian and uniform purely random trees do), ``boxes=True`` draws those
-boxes too.
+the tree's ``split`` kind (`CELLS`): ``"axis"`` trees (Mondrian, purely random, stream
+partitioning) cut one feature at a threshold, so their cells are rectangles; a kind with no
+entry there (BSP's ``"oblique"`` cuts, say) raises `NotImplementedError` instead of being
+drawn as if its cuts were axis-aligned. If the tree also keeps the box of the data each node
+has seen (``lower`` and ``upper``, as the Mondrian and uniform purely random trees do),
+``boxes=True`` draws those boxes too; if it keeps a bounded fringe of leaves collecting split
+statistics (``slot``, a leaf's fringe slot or -1, as the stream-partitioning tree does),
+``fringe=True`` outlines the fringe's leaves.
 """
 
 from __future__ import annotations
@@ -30,7 +33,11 @@ import pandas as pd  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from river import datasets  # noqa: E402
 
-from river_forests import MondrianForestClassifier, PurelyRandomForestClassifier  # noqa: E402
+from river_forests import (  # noqa: E402
+    MondrianForestClassifier,
+    PurelyRandomForestClassifier,
+    StreamPartitionForestClassifier,
+)
 
 IMG = pathlib.Path(__file__).resolve().parent / "img"
 
@@ -101,12 +108,13 @@ def _box_slots(state, cols):
 
 
 def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, boxes=False,
-                   resolution=200, cmap="RdBu_r"):
+                   fringe=False, resolution=200, cmap="RdBu_r"):
     """Draw tree `tree`'s leaf cells over the forest's decision surface on `ax`.
 
     The background is the forest's probability of its second label (its first for a
-    one-label model); `points` is an optional ``(X, y)`` pair of arrays to scatter. Returns the
-    number of leaves drawn.
+    one-label model); `points` is an optional ``(X, y)`` pair of arrays to scatter. With
+    `fringe`, the leaves of a tree with a bounded fringe (a ``slot`` array) that are in the
+    fringe are outlined in green. Returns the number of leaves drawn.
     """
     names = list(model._core.features.names)
     features = list(features or names[:2])
@@ -127,6 +135,11 @@ def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, bo
     for _, x0, x1, y0, y1 in cells:
         ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=0.7, ec="black"))
     state = model.trees[tree].arrays()
+    if fringe and "slot" in state:  # drawn over the black edges: a cell's four sides in green
+        for node, x0, x1, y0, y1 in cells:
+            if state["slot"][node] >= 0:
+                ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=1.4,
+                                       ec="#1a9641", zorder=3))
     # a scale-invariant purely random tree cuts at ranks and keeps no boxes (they stay empty)
     if boxes and "lower" in state and not state.get("scale_invariant", False):
         slots = _box_slots(state, [names.index(f) for f in features])
@@ -141,7 +154,8 @@ def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, bo
     return len(cells)
 
 
-def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxes=False):
+def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxes=False,
+                       fringe=False):
     """Train `model` on `stream` and draw its partition at each checkpoint, in one row."""
     fig, axes = plt.subplots(1, len(checkpoints), figsize=(4.2 * len(checkpoints), 4.4))
     seen_x, seen_y, n = [], [], 0
@@ -154,7 +168,7 @@ def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxe
         n = stop
         tree = model.trees[0]
         leaves = plot_partition(ax, model, xlim, ylim, points=(np.asarray(seen_x), seen_y),
-                                boxes=boxes)
+                                boxes=boxes, fringe=fringe)
         lifetime = getattr(tree, "current_lifetime", None)
         cuts = getattr(tree, "cuts", None)
         label = f"n = {n:,}: {leaves} leaves"
@@ -164,6 +178,8 @@ def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxe
             label += f", {cuts} cuts"
             if tree.cuts_scheduled > cuts:
                 label += f" (k_n = {tree.cuts_scheduled})"
+        if getattr(tree, "active_leaves", None) is not None:  # a tree with a bounded fringe
+            label += f", {tree.active_leaves} in the fringe"
         ax.set_title(label, fontsize=10)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
@@ -202,11 +218,30 @@ def purely_random():
                            xlim=(-3.2, 3.2), ylim=(-3.2, 3.2), boxes=boxes)
 
 
+def stream_partition():
+    pictures = [
+        ({}, "stream_partition_partition.png", False,
+         "Stream-partitioning forest on Bananas: leaf cells of tree 0 (black) over the "
+         "forest's P(label True) (colour)"),
+        ({"max_active_leaves": 8}, "stream_partition_fringe.png", True,
+         "A fringe of 8 leaves (max_active_leaves=8, green): the places go to the leaves whose "
+         "majority class makes the most errors (largest p * e)"),
+    ]
+    for params, name, fringe, title in pictures:
+        partition_sequence(StreamPartitionForestClassifier(n_estimators=10, seed=1, **params),
+                           datasets.Bananas(), [300, 1000, 5300], IMG / name, title,
+                           xlim=(-3.2, 3.2), ylim=(-3.2, 3.2), fringe=fringe)
+
+
 #: one function per forest page
-FIGURES = {"mondrian": mondrian, "purely_random": purely_random}
+FIGURES = {"mondrian": mondrian, "purely_random": purely_random,
+           "stream_partition": stream_partition}
 
 
 if __name__ == "__main__":
+    import sys
+
     IMG.mkdir(exist_ok=True)
-    for draw in FIGURES.values():
-        draw()
+    # `python docs/partitions.py stream_partition` redraws one page's pictures
+    for name in sys.argv[1:] or FIGURES:
+        FIGURES[name]()
