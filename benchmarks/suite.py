@@ -11,7 +11,8 @@ OXT regressors, with ``river.evaluate.iter_progressive_val_score`` (predict, the
 every sample) on:
 
 - stationary classification: Phishing, Bananas, ImageSegments (bundled with river),
-  ../shared/data/elec.csv, the first 200,000 rows of ../shared/data/covtype.csv.gz, RandomRBF;
+  ../shared/data/elec.csv, the first 200,000 rows of ../shared/data/covtype.csv.gz, RandomRBF,
+  Agrawal and STAGGER (few informative features, where label-aware splits pay);
 - drifting classification: Agrawal with an abrupt ConceptDriftStream, SEA with two gradual
   drifts, RandomRBFDrift, LEDDrift, Hyperplane with drift (100,000 samples each);
 - regression: TrumpApproval, Friedman, FriedmanDrift.
@@ -58,7 +59,9 @@ QUICK_N = 3_000  # 5,000 took 11 min with the full run and two builds competing 
 CURVE_POINTS = 50
 MEMORY_POINTS = 10
 
-STATIONARY = ["phishing", "bananas", "imagesegments", "elec", "covtype", "randomrbf"]
+STATIONARY = [
+    "phishing", "bananas", "imagesegments", "elec", "covtype", "randomrbf", "agrawal", "stagger",
+]
 DRIFTING = ["agrawal-abrupt", "sea-drift", "randomrbf-drift", "led-drift", "hyperplane-drift"]
 REGRESSION = ["trumpapproval", "friedman", "friedman-drift"]
 LENGTHS = {"covtype": 200_000}  # full-run lengths that differ from the stream's default
@@ -66,7 +69,8 @@ LENGTHS = {"covtype": 200_000}  # full-run lengths that differ from the stream's
 TITLES = {
     "phishing": "Phishing", "bananas": "Bananas", "imagesegments": "ImageSegments",
     "elec": "Electricity (elec.csv)", "covtype": "Covertype (first 200,000 rows)",
-    "randomrbf": "RandomRBF", "agrawal-abrupt": "Agrawal, abrupt drift",
+    "randomrbf": "RandomRBF", "agrawal": "Agrawal (function 0)", "stagger": "STAGGER (concept 0)",
+    "agrawal-abrupt": "Agrawal, abrupt drift",
     "sea-drift": "SEA, gradual drifts", "randomrbf-drift": "RandomRBFDrift",
     "led-drift": "LEDDrift", "hyperplane-drift": "Hyperplane with drift",
     "trumpapproval": "TrumpApproval", "friedman": "Friedman", "friedman-drift": "FriedmanDrift",

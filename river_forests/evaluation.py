@@ -141,6 +141,9 @@ STREAMS = {
     "elec": ("clf", _shared("elec.csv"), 45312),
     "covtype": ("clf", _shared("covtype.csv.gz"), 100_000),
     "randomrbf": ("clf", _river(lambda: synth.RandomRBF(seed_model=42, seed_sample=42, n_classes=5, n_features=10)), 100_000),
+    # a few features matter (salary, age, ...; 9 features): label-aware splits pay here
+    "agrawal": ("clf", _river(lambda: synth.Agrawal(classification_function=0, seed=42)), 100_000),
+    "stagger": ("clf", _river(lambda: synth.STAGGER(classification_function=0, seed=42)), 100_000),
     # drifting classification streams
     "agrawal-abrupt": ("clf", _drifting(_agrawal_abrupt), 100_000),
     "sea-drift": ("clf", _drifting(_sea_drift), 100_000),
