@@ -88,3 +88,23 @@ def uniform_stream(n, d, seed=0, label=None):
         y = label(x) if label else int(x["x0"] + 0.3 * rng.random() > 0.6)
         out.append((x, y))
     return out
+
+
+def route(state, x, start=None):
+    """The root-to-leaf path of `x` (a sequence in registry-column order) read from a tree's
+    state arrays (from node `start` if given): the axis router, x[feature] <= threshold goes
+    left, a missing value to the child of larger weight (the left one on a tie). Empty for
+    an empty tree."""
+    j = state["root"] if start is None else start
+    if j < 0:
+        return []
+    path = [j]
+    while state["left"][j] >= 0:
+        v = x[state["feature"][j]]
+        l, r = state["left"][j], state["right"][j]
+        if v != v:
+            j = l if state["weight"][l] >= state["weight"][r] else r
+        else:
+            j = l if v <= state["threshold"][j] else r
+        path.append(j)
+    return path

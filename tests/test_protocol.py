@@ -15,7 +15,7 @@ from river_forests._core._mondrian import MondrianTree
 from river_forests._core._purely_random import PurelyRandomTree
 from river_forests._core._stream_partition import StreamPartitionTree
 
-from .conftest import ESTIMATORS
+from .conftest import ESTIMATORS, route
 
 KINDS = [MondrianTree, PurelyRandomTree, StreamPartitionTree]
 
@@ -135,22 +135,6 @@ def _row(model, x):
     return [float(x[name]) if name in x else math.nan for name in model._core.features.names]
 
 
-def _route(s, x):
-    """The path of `x` (registry order) read from the state arrays: x[feature] <= threshold
-    goes left, a missing value to the child of larger weight (left on a tie)."""
-    j = s["root"]
-    if j < 0:
-        return []
-    path = [j]
-    while s["left"][j] >= 0:
-        v = x[s["feature"][j]]
-        l, r = s["left"][j], s["right"][j]
-        if v != v:
-            j = l if s["weight"][l] >= s["weight"][r] else r
-        else:
-            j = l if v <= s["threshold"][j] else r
-        path.append(j)
-    return path
 
 
 def _blend_path(s, path, n_out):
@@ -181,7 +165,7 @@ def _expected_proba(model, x):
     labels = model._core.labels
     if not labels:
         return {}
-    out = _blend_path(s, _route(s, _row(model, x)), len(labels))
+    out = _blend_path(s, route(s, _row(model, x)), len(labels))
     return {labels[c]: p for c, p in enumerate(out)}
 
 
@@ -245,7 +229,7 @@ def test_a_missing_split_feature_goes_to_the_heavier_child(name, smoothing, subs
     heavier_right = differs = 0
     for q, _ in _rule_stream(200, seed=36):
         full = _row(model, q)
-        path = _route(s, full)
+        path = route(s, full)
         # drop the feature of an interior node on q's path
         pick = path[len(path) // 2 - 1] if len(path) > 2 else path[0]
         if s["left"][pick] < 0:
@@ -254,7 +238,7 @@ def test_a_missing_split_feature_goes_to_the_heavier_child(name, smoothing, subs
         node = next(j for j in path if s["feature"][j] == s["feature"][pick] and s["left"][j] >= 0)
         name_ = names[s["feature"][node]]
         x = {k: v for k, v in q.items() if k != name_}
-        missing = _route(s, _row(model, x))
+        missing = route(s, _row(model, x))
         assert missing[:path.index(node) + 1] == path[:path.index(node) + 1]
         l, r = s["left"][node], s["right"][node]
         nxt = missing[path.index(node) + 1]
@@ -265,16 +249,8 @@ def test_a_missing_split_feature_goes_to_the_heavier_child(name, smoothing, subs
         assert [got[c] for c in labels] == pytest.approx(want, abs=1e-12)
         # the lighter child's side would predict otherwise (the check can tell them apart)
         lighter = l if nxt == r else r
-        other = _blend_path(s, path[:path.index(node) + 1] + _route_from(s, lighter, full),
+        other = _blend_path(s, path[:path.index(node) + 1] + route(s, full, start=lighter),
                             len(labels))
         differs += max(abs(a - b) for a, b in zip(other, want)) > 1e-9
     assert heavier_right > 5 and differs > 20, (heavier_right, differs)
 
-
-def _route_from(s, j, x):
-    path = [j]
-    while s["left"][j] >= 0:
-        v = x[s["feature"][j]]
-        j = s["left"][j] if v <= s["threshold"][j] else s["right"][j]
-        path.append(j)
-    return path

@@ -14,6 +14,8 @@ import pytest
 from river_forests import StreamPartitionForestClassifier
 from river_forests._core._stream_partition import StreamPartitionTree
 
+from .conftest import route
+
 # the four histograms of a candidate split, as `fringe()` gives them
 S_LEFT, S_RIGHT, E_LEFT, E_RIGHT = range(4)
 PARTITION = ("left", "right", "feature", "threshold")
@@ -44,20 +46,6 @@ def _learn_one(tree, x, y) -> bool:
     return tree.estimation_weight > before
 
 
-def _route(s, x):
-    """The root-to-leaf path of `x` (registry-column order) through the state arrays: the
-    axis router, a missing value to the child of larger weight (the left one on a tie)."""
-    j = s["root"]
-    path = [j]
-    while s["left"][j] >= 0:
-        v = x[s["feature"][j]]
-        l, r = s["left"][j], s["right"][j]
-        if v != v:
-            j = l if s["weight"][l] >= s["weight"][r] else r
-        else:
-            j = l if v <= s["threshold"][j] else r
-        path.append(j)
-    return path
 
 
 def _depth(s, j):
@@ -115,7 +103,7 @@ def test_structure_points_never_change_a_prediction():
     counts = {"structure": 0, "estimation": 0, "split": 0}
     before = tree.get_state()
     for x, c in zip(X, y):
-        path = _route(before, x) if before["root"] >= 0 else [0]
+        path = route(before, x) if before["root"] >= 0 else [0]
         est = _learn_one(tree, x, c)
         after = tree.get_state()
         n = len(before["weight"])
@@ -246,7 +234,7 @@ def test_must_split_past_beta_and_not_below():
         if s["root"] < 0:
             _learn_one(tree, x, c)
             continue
-        j = _route(s, x)[-1]
+        j = route(s, x)[-1]
         d = _depth(s, j)
         a = _alpha(s, d)
         est = _learn_one(tree, x, c)
@@ -286,7 +274,7 @@ def test_splits_follow_algorithms_3_to_7():
             _learn_one(tree, x, c)
             continue
         fringe = tree.fringe()
-        j = _route(s, x)[-1]
+        j = route(s, x)[-1]
         a = _alpha(s, _depth(s, j))
         est = _learn_one(tree, x, c)
         if est or j not in fringe:
@@ -446,7 +434,7 @@ def test_the_pool_regrows_when_a_class_appears():
         if new:
             s = tree.get_state()
             fringe = tree.fringe()
-            j = _route(s, x)[-1]
+            j = route(s, x)[-1]
             est = _learn_one(tree, x, c)
             after = tree.fringe()
             assert after, "an empty fringe checks nothing"
