@@ -23,12 +23,10 @@ accuracy as a horizontal line). This script repeats that experiment for
   on a short stream). At n = 500, 1k, 2k, 5k, 10k, 20k, 40k, 60k and 100k it predicts a fixed
   test set of 10,000 points: the forest's accuracy, and the accuracy of each of its trees
   alone, averaged over the trees (the "expected accuracy of the trees" of figure 2).
-* A single tree's prediction: the package has no per-tree prediction API, so the script
-  builds, for tree i, a one-tree ``ForestCore`` holding the forest's tree object itself with
-  the forest's feature registry and labels (``one_tree_core``): exactly the forest's own
-  per-tree prediction code. Checks: a forest of ``n_estimators=1`` predicts the same
-  probabilities as its one-tree core, and at every checkpoint the forest's probabilities are
-  the aggregation (mean, or vote shares) of its trees' one-tree probabilities.
+* A single tree's prediction: the forest's per-tree predictions (``_predict_trees_batch``,
+  each tree's own ``predict`` in one compiled loop). Checks: a forest of ``n_estimators=1``
+  predicts the same probabilities as its one tree, and at every checkpoint the forest's
+  probabilities are the aggregation (mean, or vote shares) of its trees'.
 * Settings (``SETTINGS``):
 
   - ``defaults, 10 trees``: every parameter at the estimator's default, read from the class
@@ -74,7 +72,6 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from river_forests import StreamPartitionForestClassifier  # noqa: E402
-from river_forests._core._forest import ForestCore  # noqa: E402
 from river_forests.evaluation import markdown_table  # noqa: E402
 
 # ---------------------------------------------------------------------------- the mixture
@@ -158,21 +155,10 @@ def posteriors(X: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- one tree alone
 
-def one_tree_core(model: StreamPartitionForestClassifier, i: int) -> ForestCore:
-    """A forest core holding only tree i of `model` (the tree object itself, not a copy),
-    with the model's feature registry and labels: it predicts exactly what tree i predicts
-    inside the forest. Read-only use: it must not learn (it would grow the model's tree)."""
-    core = model._core
-    return ForestCore([core.trees[i]], True, core.vote, core.features, list(core.labels))
-
-
 def tree_probas(model, values: np.ndarray) -> tuple[np.ndarray, list]:
-    """(n_trees, n_rows, n_classes) class probabilities of each tree alone, and the labels."""
-    out, labels = [], None
-    for i in range(len(model._core.trees)):
-        proba, labels = one_tree_core(model, i).predict_batch(values, COLUMNS)
-        out.append(proba)
-    return np.stack(out), labels
+    """(n_trees, n_rows, n_classes) class probabilities of each tree alone, and the labels:
+    the forest's per-tree predictions (`_predict_trees_batch`, one compiled loop per tree)."""
+    return model._predict_trees_batch(pd.DataFrame(values, columns=COLUMNS))
 
 
 def to_labels(proba: np.ndarray, labels: list) -> np.ndarray:
@@ -201,7 +187,9 @@ def check_one_tree(X: np.ndarray, y: np.ndarray, X_test: np.ndarray) -> int:
         model = StreamPartitionForestClassifier(**dict(kwargs, n_estimators=1, seed=0))
         model.learn_many(pd.DataFrame(X, columns=COLUMNS), pd.Series(y))
         forest = model.predict_proba_many(pd.DataFrame(X_test, columns=COLUMNS)).to_numpy()
-        alone, _ = one_tree_core(model, 0).predict_batch(X_test, COLUMNS)
+        alone = tree_probas(model, X_test)[0][0]
+        if model.aggregation == "vote":  # one tree's vote: all of it on its best class
+            alone = np.eye(alone.shape[1])[alone.argmax(axis=1)]
         worst = max(worst, int(np.sum(np.any(forest != alone, axis=1))))
     return worst
 
@@ -403,7 +391,7 @@ def main() -> None:
         "computed from the exact posteriors (no label noise, directly comparable with the Bayes "
         "accuracy E[max_k P(k | X)]).",
         "",
-        f"- A forest of `n_estimators=1` and its one-tree core (`one_tree_core`) give different "
+        f"- A forest of `n_estimators=1` and its one tree (`_predict_trees_batch`) give different "
         f"probabilities on {one_tree_diff} of 2,000 test points (each setting, 3,000 training "
         "points).",
         f"- A `learn_one` loop and one `learn_many` call (paper settings, 3 trees, 2,000 points) "

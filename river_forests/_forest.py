@@ -308,6 +308,13 @@ class BaseForest(base.Estimator, abc.ABC):
         values, names = self._frame(X)
         return self._core.predict_batch(values, names)
 
+    def _predict_trees_batch(self, X: pd.DataFrame) -> tuple[np.ndarray, list]:
+        """Each tree's own predictions of X's rows, (n_trees, n_rows, n_out), and the labels
+        of the last axis (classification; regression gives (mean, variance)): to score trees
+        on a batch, compiled, without a Python loop per row."""
+        values, names = self._frame(X)
+        return self._core.predict_trees_batch(values, names)
+
 
 def _column(X: pd.DataFrame, j: int) -> np.ndarray:
     """Column `j` as float64, the slow way: values beyond a double's range are missing (as in

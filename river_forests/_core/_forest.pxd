@@ -24,4 +24,5 @@ cdef class ForestCore:
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X)
+    cdef object _predict_tree_rows(self, const double[:, ::1] X)
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1

@@ -258,6 +258,18 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
+    def predict_trees_batch(self, values, list names):
+        """Every tree's own prediction of the rows of `values` (columns `names`): an
+        (n_trees, n_rows, n_out) array of class probabilities (or of (mean, variance) for
+        regression), and the labels that name the classes. One compiled loop per tree, no
+        Python per row: what scoring trees on a batch needs."""
+        acquire(self.lock)
+        try:
+            rows = self.features.place(values, names, False)
+            return self._predict_tree_rows(rows), list(self.labels)
+        finally:
+            release(self.lock)
+
     def predict_rows(self, const double[:, ::1] X):
         """Aggregated predictions of rows already in the registry's column order."""
         acquire(self.lock)
@@ -288,6 +300,23 @@ cdef class ForestCore:
                 view[i, c] = self.acc[c]
             if not self.classifier:
                 view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
+        return out
+
+    cdef object _predict_tree_rows(self, const double[:, ::1] X):
+        """(n_trees, n, n_out): each tree's `predict` of each row (variance for regression)."""
+        cdef Py_ssize_t t, i, n = X.shape[0], n_out = self._n_out()
+        cdef Tree tree
+        out = np.zeros((len(self.trees), n, n_out), dtype=np.float64)
+        cdef double[:, :, ::1] view = out
+        if n_out == 0 or n == 0:
+            return out
+        for t in range(len(self.trees)):
+            tree = <Tree>self.trees[t]
+            with nogil:
+                for i in range(n):
+                    tree.predict(&X[i, 0], &view[t, i, 0], <int32_t>n_out)
+                    if not self.classifier:
+                        view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
         return out
 
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:

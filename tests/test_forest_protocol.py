@@ -1,0 +1,71 @@
+"""The forest-level protocol: what a forest offers above its trees."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from .conftest import CLASSIFIERS, ESTIMATORS, REGRESSORS, is_classifier, name_of
+
+
+def _frame(n, seed):
+    rng = random.Random(seed)
+    rows = [{"a": rng.random(), "b": rng.gauss(0, 2), "c": rng.random()} for _ in range(n)]
+    X = pd.DataFrame(rows)
+    X.loc[::17, "b"] = np.nan  # missing values take the same route in every prediction
+    return X
+
+
+def _target(cls, X):
+    if is_classifier(cls):
+        return pd.Series(np.where(X["a"] + 0.3 * X["c"] > 0.6, "yes", "no"))
+    return pd.Series(3.0 * X["a"] - X["c"] + 0.1 * X["b"].fillna(0.0))
+
+
+CASES = [(cls, agg) for cls in CLASSIFIERS for agg in ("average", "vote")] + \
+    [(cls, None) for cls in REGRESSORS]
+
+
+@pytest.mark.parametrize("cls, aggregation", CASES,
+                         ids=[f"{name_of(c)}-{a or 'mean'}" for c, a in CASES])
+def test_per_tree_predictions_make_the_forest_prediction(cls, aggregation):
+    """`_predict_trees_batch` gives each tree's own prediction of each row; the forest's is
+    their mean (or their vote shares), row for row."""
+    extra = {"aggregation": aggregation} if aggregation else {}
+    model = cls(n_estimators=4, seed=3, **extra)
+    X = _frame(3000, 1)
+    model.learn_many(X, _target(cls, X))
+    test = _frame(300, 2)
+    per_tree, labels = model._predict_trees_batch(test)
+    assert per_tree.shape[:2] == (4, 300)
+    # the trees differ (else the check below proves little)
+    assert np.abs(per_tree[0] - per_tree[1]).max() > 0
+    if is_classifier(cls):
+        assert sorted(labels) == ["no", "yes"] and per_tree.shape[2] == 2
+        np.testing.assert_allclose(per_tree.sum(axis=2), 1.0)
+        if aggregation == "vote":
+            votes = np.zeros((300, 2))
+            for t in range(4):
+                votes[np.arange(300), per_tree[t].argmax(axis=1)] += 1
+            expected = votes / 4
+        else:
+            expected = per_tree.mean(axis=0)
+        forest = model.predict_proba_many(test)[labels].to_numpy()
+        np.testing.assert_allclose(forest, expected, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_allclose(model.predict_many(test).to_numpy(), per_tree[:, :, 0].mean(axis=0),
+                                   rtol=1e-12, atol=1e-12)
+        assert (per_tree[:, :, 1] >= 0).all()
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_per_tree_predictions_of_an_empty_forest(cls):
+    model = cls(n_estimators=2, seed=1)
+    per_tree, labels = model._predict_trees_batch(_frame(5, 1))
+    if is_classifier(cls):
+        assert per_tree.shape == (2, 5, 0) and labels == []
+    else:
+        assert per_tree.shape == (2, 5, 2) and (per_tree == 0).all()
