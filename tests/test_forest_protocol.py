@@ -69,3 +69,9 @@ def test_per_tree_predictions_of_an_empty_forest(cls):
         assert per_tree.shape == (2, 5, 0) and labels == []
     else:
         assert per_tree.shape == (2, 5, 2) and (per_tree == 0).all()
+
+
+@pytest.mark.parametrize("cls", REGRESSORS, ids=name_of)
+def test_an_empty_regressor_predicts_a_batch(cls):
+    """No feature registered yet: the rows have no column, and the prediction is 0."""
+    assert (cls(n_estimators=2, seed=1).predict_many(_frame(4, 1)) == 0.0).all()
