@@ -212,6 +212,12 @@ class BaseForest(base.Estimator, abc.ABC):
         state.setdefault("features_per_tree", 2**31 - 1)
         state.setdefault("max_width", 2**31 - 1)
         state.setdefault("subsample_decay", 0.0)
+        # before replacements existed: a forest with seed=None kept no master seed, so its
+        # replacements are seeded afresh (its existing trees are unchanged)
+        if "_master_seed" not in state:
+            state["_master_seed"] = state["seed"] if state.get("seed") is not None \
+                else random.SystemRandom().getrandbits(64)
+        state.setdefault("_n_replaced", 0)
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ construction
@@ -242,10 +248,25 @@ class BaseForest(base.Estimator, abc.ABC):
         )
 
     def _new_core(self) -> ForestCore:
-        seed = self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
-        trees = [self._make_tree(self._task, tree_seed(seed, i)) for i in range(self.n_estimators)]
+        # the master seed is kept (also when drawn for seed=None) and pickled with the forest,
+        # with the count of replacements: tree k of the forest's life is seeded from both
+        self._master_seed = self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
+        self._n_replaced = 0
+        trees = [self._make_tree(self._task, tree_seed(self._master_seed, i))
+                 for i in range(self.n_estimators)]
         return ForestCore(trees, self._task == TASK_CLASSIFICATION, self._vote,
                           max_width=self.max_width)
+
+    def replace_tree(self, i: int) -> None:
+        """Replace tree `i` by a fresh tree of the same kind and parameters (XForest's swaps,
+        drift adaptation). The k-th replacement in the forest's life is seeded with
+        ``tree_seed(master_seed, n_estimators + k)``: reproducible from the forest's seed,
+        and, for ``seed=None``, from the master seed drawn at construction and pickled with
+        the forest, so a pickled forest replaces trees exactly as the original would."""
+        check_int("i", i, 0, self.n_estimators - 1)
+        tree = self._make_tree(self._task, tree_seed(self._master_seed, self.n_estimators + self._n_replaced))
+        self._core.replace_tree(i, tree)
+        self._n_replaced += 1
 
     # ------------------------------------------------------------------ introspection
 

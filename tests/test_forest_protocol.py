@@ -75,3 +75,61 @@ def test_per_tree_predictions_of_an_empty_forest(cls):
 def test_an_empty_regressor_predicts_a_batch(cls):
     """No feature registered yet: the rows have no column, and the prediction is 0."""
     assert (cls(n_estimators=2, seed=1).predict_many(_frame(4, 1)) == 0.0).all()
+
+
+def _learn(model, X, cls):
+    model.learn_many(X, _target(cls, X))
+    return model
+
+
+def _states(model):
+    return [t.get_state() for t in model.trees]
+
+
+def _same(a, b):
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        u, v = np.asarray(a[k]), np.asarray(b[k])
+        if u.shape != v.shape or not np.array_equal(u, v, equal_nan=u.dtype.kind == "f"):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+@pytest.mark.parametrize("seed", [5, None])
+def test_replace_tree_is_reproducible_and_resumes_from_a_pickle(cls, seed):
+    """A replacement is a fresh tree seeded from the forest's master seed and its count of
+    replacements, both pickled: a pickle taken mid-stream replaces and learns exactly as
+    the original, also with seed=None."""
+    import pickle
+
+    X1, X2 = _frame(1500, 1), _frame(1500, 2)
+    model = _learn(cls(n_estimators=3, seed=seed), X1, cls)
+    model.replace_tree(1)
+    twin = pickle.loads(pickle.dumps(model))
+    for m in (model, twin):
+        assert m.trees[1].samples_seen == 0 and m.trees[0].samples_seen == 1500
+        m.replace_tree(2)
+        _learn(m, X2, cls)
+    for a, b in zip(_states(model), _states(twin)):
+        assert _same(a, b)
+    # a replacement is not a copy of the tree it replaces, nor of the forest's first trees
+    fresh = _learn(cls(n_estimators=3, seed=seed), X1, cls) if seed is not None else None
+    if fresh is not None:
+        _learn(fresh, X2, cls)
+        assert not _same(fresh.trees[2].get_state(), model.trees[2].get_state())
+        assert _same(fresh.trees[0].get_state(), model.trees[0].get_state())
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_the_same_seed_replaces_alike(cls):
+    X = _frame(800, 3)
+    a, b = (_learn(cls(n_estimators=2, seed=9), X, cls) for _ in range(2))
+    for m in (a, b):
+        m.replace_tree(0)
+        m.replace_tree(0)
+        _learn(m, X, cls)
+    assert all(_same(u, v) for u, v in zip(_states(a), _states(b)))
+    with pytest.raises(ValueError, match="i must be"):
+        a.replace_tree(2)

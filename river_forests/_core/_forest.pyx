@@ -91,6 +91,15 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
+    def replace_tree(self, Py_ssize_t i, Tree tree):
+        """Put `tree` (a fresh tree of the forest's kind) in place of tree `i`, under the
+        model's lock: a thread learning or predicting sees the old tree or the new one."""
+        acquire(self.lock)
+        try:
+            self.trees[i] = tree
+        finally:
+            release(self.lock)
+
     # ------------------------------------------------------------------ targets
 
     cdef double _target(self, object y) except? -1.0:
