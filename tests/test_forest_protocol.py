@@ -133,3 +133,23 @@ def test_the_same_seed_replaces_alike(cls):
     assert all(_same(u, v) for u, v in zip(_states(a), _states(b)))
     with pytest.raises(ValueError, match="i must be"):
         a.replace_tree(2)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_a_batch_without_features_is_learned_and_predicted(cls):
+    """Rows with no column (a frame of only an index) are samples without features: every
+    tree counts them at its root (read past no row: the debug build checks it)."""
+    X = pd.DataFrame(index=range(64))
+    y = pd.Series(["a", "b"] * 32) if is_classifier(cls) else pd.Series([1.0, 3.0] * 32)
+    model = cls(n_estimators=2, seed=1)
+    model.learn_many(X, y)
+    assert all(t.samples_seen == 64 for t in model.trees)
+    per_tree, _ = model._predict_trees_batch(X)
+    # every row is the root's estimate (the stream-partitioning trees count their
+    # estimation half only, so not exactly the half of each class)
+    assert (per_tree == per_tree[:, :1]).all()
+    if is_classifier(cls):
+        np.testing.assert_allclose(per_tree.sum(axis=2), 1.0)
+        assert np.abs(per_tree - 0.5).max() < 0.2
+    else:
+        assert np.abs(per_tree[:, :, 0] - 2.0).max() < 0.3

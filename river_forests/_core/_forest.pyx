@@ -18,7 +18,7 @@ import pandas as pd
 
 from ._features cimport MAX_ABS, FeatureRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
-from ._tree cimport Tree
+from ._tree cimport Tree, row_of
 
 from ._tree import _rebuild_tree
 
@@ -298,14 +298,13 @@ cdef class ForestCore:
     cdef object _predict_rows(self, const double[:, ::1] X):
         """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression."""
         cdef Py_ssize_t i, c, n_out = self._n_out()
-        cdef double none = 0.0  # the row of a forest that knows no feature yet
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
         if n_out == 0:
             return out
         self._reserve(n_out)
         for i in range(X.shape[0]):
-            self._aggregate(&X[i, 0] if X.shape[1] > 0 else &none, n_out)
+            self._aggregate(row_of(X, i), n_out)
             for c in range(n_out):
                 view[i, c] = self.acc[c]
             if not self.classifier:
@@ -316,7 +315,6 @@ cdef class ForestCore:
         """(n_trees, n, n_out): each tree's `predict` of each row (variance for regression)."""
         cdef Py_ssize_t t, i, n = X.shape[0], n_out = self._n_out()
         cdef Tree tree
-        cdef double none = 0.0  # the row of a forest that knows no feature yet
         out = np.zeros((len(self.trees), n, n_out), dtype=np.float64)
         cdef double[:, :, ::1] view = out
         if n_out == 0 or n == 0:
@@ -325,8 +323,7 @@ cdef class ForestCore:
             tree = <Tree>self.trees[t]
             with nogil:
                 for i in range(n):
-                    tree.predict(&X[i, 0] if X.shape[1] > 0 else &none, &view[t, i, 0],
-                                 <int32_t>n_out)
+                    tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
                     if not self.classifier:
                         view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
         return out

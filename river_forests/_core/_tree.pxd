@@ -190,6 +190,12 @@ cdef inline void add_stats(Tree tree, int32_t node, double y, double w) noexcept
         v[1] += w * y * y
 
 
+cdef inline const double* row_of(const double[:, ::1] X, Py_ssize_t i) noexcept nogil:
+    """The address of row `i` of a C-contiguous batch, also when the batch has no column (a
+    forest that knows no feature yet: no tree reads a feature then)."""
+    return <const double*>(X._data + i * X.strides[0])
+
+
 # --- storage kernels shared by every tree kind ---
 cdef int grow_array(void** ptr, size_t n_bytes) except -1 nogil
 # row-major (rows x stride) blocks of `item`-byte cells (float64 statistics, float32 boxes)

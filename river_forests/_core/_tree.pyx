@@ -531,7 +531,7 @@ cdef class Tree:
         cdef int32_t n_features = <int32_t>X.shape[1]
         with nogil:
             for i in range(X.shape[0]):
-                self.learn_sample(&X[i, 0], n_features, y[i])
+                self.learn_sample(row_of(X, i), n_features, y[i])
 
     # ---------------------------------------------------------------- introspection
 
