@@ -212,13 +212,16 @@ class BaseForest(base.Estimator, abc.ABC):
         state.setdefault("features_per_tree", 2**31 - 1)
         state.setdefault("max_width", 2**31 - 1)
         state.setdefault("subsample_decay", 0.0)
-        # before replacements existed: a forest with seed=None kept no master seed, so its
-        # replacements are seeded afresh (its existing trees are unchanged)
-        if "_master_seed" not in state:
-            state["_master_seed"] = state["seed"] if state.get("seed") is not None \
-                else random.SystemRandom().getrandbits(64)
-        state.setdefault("_n_replaced", 0)
+        legacy_seed = state.pop("_master_seed", None)  # kept on the forest for a while
+        state.pop("_n_replaced", None)
         self.__dict__.update(state)
+        if self._core.master_seed is None and legacy_seed is not None:
+            self._core._set_master_seed(legacy_seed)
+        # a core pickled before the forest kept its own state there has no master seed: its
+        # replacements derive from the forest's seed, or (seed=None) from one drawn now
+        if self._core.master_seed is None:
+            self._core._set_master_seed(
+                self.seed if self.seed is not None else random.SystemRandom().getrandbits(64))
 
     # ------------------------------------------------------------------ construction
 
@@ -247,15 +250,33 @@ class BaseForest(base.Estimator, abc.ABC):
             **self._tree_params(),
         )
 
+    #: whether `learn_many` gives exactly what a `learn_one` loop over its rows gives. True for
+    #: the forests whose paper is sequential; a batch-native forest (XForest) says False, and
+    #: the harness (`evaluation.progressive_run`, the CLI, the suite) then feeds it batches of
+    #: its `batch_size`, as a user would.
+    _learn_many_equals_learn_one = True
+
+    def _batch_size(self) -> int:
+        """Rows `learn_one` buffers before learning them as one batch; 0: learn at once."""
+        return 0
+
+    #: the forest's after-batch step, `after(core, rows, targets)`, run under the model's lock
+    #: once each batch is learned (None: nothing); see `ForestCore._learn_batch_rows`
+    _after_batch = None
+
     def _new_core(self) -> ForestCore:
-        # the master seed is kept (also when drawn for seed=None) and pickled with the forest,
-        # with the count of replacements: tree k of the forest's life is seeded from both
-        self._master_seed = self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
-        self._n_replaced = 0
-        trees = [self._make_tree(self._task, tree_seed(self._master_seed, i))
+        # the master seed is kept in the core (also when drawn for seed=None) and pickled with
+        # it, with the count of replacements: tree k of the forest's life is seeded from both
+        master_seed = self.seed if self.seed is not None else random.SystemRandom().getrandbits(64)
+        trees = [self._make_tree(self._task, tree_seed(master_seed, i))
                  for i in range(self.n_estimators)]
         return ForestCore(trees, self._task == TASK_CLASSIFICATION, self._vote,
-                          max_width=self.max_width)
+                          max_width=self.max_width, master_seed=master_seed,
+                          batch_size=self._batch_size())
+
+    def _tree_factory(self, seed: int):
+        """A fresh tree of this forest seeded with `seed` (what a replacement is)."""
+        return self._make_tree(self._task, seed)
 
     def replace_tree(self, i: int) -> None:
         """Replace tree `i` by a fresh tree of the same kind and parameters (XForest's swaps,
@@ -264,9 +285,23 @@ class BaseForest(base.Estimator, abc.ABC):
         and, for ``seed=None``, from the master seed drawn at construction and pickled with
         the forest, so a pickled forest replaces trees exactly as the original would."""
         check_int("i", i, 0, self.n_estimators - 1)
-        tree = self._make_tree(self._task, tree_seed(self._master_seed, self.n_estimators + self._n_replaced))
-        self._core.replace_tree(i, tree)
-        self._n_replaced += 1
+        self._core.replace_tree(i, self._tree_factory)
+
+    @property
+    def n_replaced(self) -> int:
+        """Trees replaced so far in the forest's life."""
+        return self._core.n_replaced
+
+    def refit_many(self, X: pd.DataFrame, y) -> None:
+        """Refit the leaves on new labelled data without adding a node (XForest-Zero, Xu et
+        al., section 2.2): every node's statistics are cleared, then each row of `X` is
+        counted, with weight 1, in every node of its path in every tree. The partition the
+        forest learned (on another task, say) stays exactly as it is; only the statistics
+        the trees predict from change, and new labels (or targets) are learned. Rows that
+        ``learn_one`` buffered and had not learned yet are dropped. Unknown features are
+        ignored, as at prediction; every target is checked before the model changes."""
+        values, names = self._frame(X)
+        self._core.refit_batch(values, names, self._targets(X, y))
 
     # ------------------------------------------------------------------ introspection
 
@@ -320,9 +355,10 @@ class BaseForest(base.Estimator, abc.ABC):
         values, names = self._frame(X)
         ys = self._targets(X, y)
         if len(values) >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1:
-            self._core.learn_batch(values, names, ys, executor=_executor(), n_tasks=_WORKERS)
+            self._core.learn_batch(values, names, ys, executor=_executor(), n_tasks=_WORKERS,
+                                   after=self._after_batch)
         else:
-            self._core.learn_batch(values, names, ys)
+            self._core.learn_batch(values, names, ys, after=self._after_batch)
 
     def _predict_batch(self, X: pd.DataFrame) -> tuple[np.ndarray, list]:
         """The aggregated predictions of X's rows and the labels of their columns."""

@@ -3,6 +3,7 @@
 from cpython.pythread cimport PyThread_type_lock
 
 from ._features cimport FeatureRegistry
+from ._random cimport RNG
 
 
 cdef class ForestCore:
@@ -17,12 +18,27 @@ cdef class ForestCore:
     cdef double* tmp                         # scratch: one tree's prediction
     cdef Py_ssize_t scratch                  # allocated length of `acc` and `tmp`
 
+    # --- the forest's own state (pickled with it): replacements, batches, its generator ---
+    cdef readonly object master_seed         # 64-bit seed every tree seed derives from (drawn
+                                             # once when the forest's seed is None)
+    cdef readonly long long n_replaced       # trees replaced so far (seeds the next one)
+    cdef readonly long long n_batches        # batches learned (learn_many calls, full buffers)
+    cdef RNG rng                             # the forest's draws (XForest's swap decisions)
+    cdef readonly Py_ssize_t batch_size      # 0: learn_one learns at once; else learn_one buffers
+                                             # rows and learns them as one batch when full
+    cdef list pending_rows                   # buffered rows (registry order, their width then)
+    cdef list pending_targets                # their encoded targets
+
     cdef double _target(self, object y) except? -1.0
     cdef object _encode_targets(self, list ys)
     cdef int _register_labels(self, list ys) except -1
+    cdef tuple _checked_rows(self, values, list names, list ys, bint register_features)
     cdef int _reserve(self, Py_ssize_t n) except -1
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1
+    cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
+                               object after) except -1
+    cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after) except -1

@@ -18,8 +18,10 @@ import pandas as pd
 
 from ._features cimport MAX_ABS, FeatureRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
+from ._random cimport rng_seed, rng_uniform
 from ._tree cimport Tree, row_of
 
+from ._random import tree_seed
 from ._tree import _rebuild_tree
 
 cdef object _NA = pd.NA
@@ -34,17 +36,23 @@ cdef inline bint _missing(object y):
     return isinstance(y, _FLOATS) and y != y
 
 
-def _rebuild_core(trees, classifier, vote, names, max_width, full_warned, labels):
+def _rebuild_core(trees, classifier, vote, names, max_width, full_warned, labels, forest=None):
     from ._features import _rebuild_registry
 
-    return ForestCore([_rebuild_tree(cls, state) for cls, state in trees], classifier, vote,
+    core = ForestCore([_rebuild_tree(cls, state) for cls, state in trees], classifier, vote,
                       _rebuild_registry(names, max_width, full_warned), labels)
+    if forest is not None:
+        core._set_forest_state(forest)
+    else:  # pickled before the forest kept its own state: the forest sets its master seed
+        core._set_master_seed(None)
+    return core
 
 
 cdef class ForestCore:
 
     def __cinit__(self, list trees, bint classifier, bint vote, FeatureRegistry features=None,
-                  list labels=None, Py_ssize_t max_width=2**31 - 1):
+                  list labels=None, Py_ssize_t max_width=2**31 - 1, object master_seed=0,
+                  Py_ssize_t batch_size=0):
         self.lock = new_lock()
         self.trees = trees
         self.classifier = classifier
@@ -56,6 +64,14 @@ cdef class ForestCore:
         self.tmp = NULL
         self.scratch = 0
         self._reserve(8)
+        self.n_replaced = 0
+        self.n_batches = 0
+        self._set_master_seed(master_seed)
+        if batch_size < 0:
+            raise ValueError(f"batch_size must be >= 0, got {batch_size}")
+        self.batch_size = batch_size
+        self.pending_rows = []
+        self.pending_targets = []
 
     def __dealloc__(self):
         free_lock(self.lock)
@@ -87,16 +103,68 @@ cdef class ForestCore:
             trees = [(type(t), (<Tree>t).get_state()) for t in self.trees]
             return (_rebuild_core, (trees, self.classifier, self.vote, list(self.features.names),
                                     self.features.max_width, self.features.full_warned,
-                                    list(self.labels)))
+                                    list(self.labels), self._forest_state()))
         finally:
             release(self.lock)
 
-    def replace_tree(self, Py_ssize_t i, Tree tree):
-        """Put `tree` (a fresh tree of the forest's kind) in place of tree `i`, under the
-        model's lock: a thread learning or predicting sees the old tree or the new one."""
+    def _forest_state(self):
+        """The forest's own state: seeds, counters, generator, buffered rows (lock held)."""
+        return {"master_seed": self.master_seed, "n_replaced": self.n_replaced,
+                "n_batches": self.n_batches, "batch_size": self.batch_size,
+                "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
+                "pending_rows": [r.copy() for r in self.pending_rows],
+                "pending_targets": list(self.pending_targets)}
+
+    def _set_master_seed(self, object seed):
+        """Set the master seed (None: not known yet, for a core pickled before it existed; the
+        forest sets it when it loads) and seed the forest's generator from it."""
+        self.master_seed = None if seed is None else int(seed)
+        rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
+
+    def _set_forest_state(self, dict state):
+        self.master_seed = state["master_seed"]
+        self.n_replaced = state["n_replaced"]
+        self.n_batches = state["n_batches"]
+        self.batch_size = state["batch_size"]
+        self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
+        self.pending_rows = list(state["pending_rows"])
+        self.pending_targets = list(state["pending_targets"])
+
+    # ------------------------------------------------------------------ the forest protocol
+    # The underscore methods below assume the lock is held: they are for the `after` step a
+    # forest passes to `learn_one` / `learn_batch`, which runs under the lock once a batch is
+    # learned (see `_learn_batch_rows`).
+
+    def _uniform(self):
+        """A uniform draw in [0, 1) from the forest's own generator."""
+        return rng_uniform(&self.rng)
+
+    def _predict_trees(self, const double[:, ::1] X):
+        """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
+        return self._predict_tree_rows(X)
+
+    def _replace_tree(self, Py_ssize_t i, object make_tree, object rows=None, object targets=None):
+        """Put a new tree in place of tree `i`: `make_tree(seed)` builds it, with the seed of
+        the forest's next replacement (`tree_seed(master_seed, n_trees + n_replaced)`, so
+        replacements are reproducible from the forest's seed), and, given `rows` and
+        `targets`, it learns them before it takes its place: a thread predicting sees the old
+        tree or the grown one. Returns the new tree."""
+        if not 0 <= i < len(self.trees):
+            raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
+        tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
+        if rows is not None:
+            tree.learn_rows(rows, targets)
+        self.n_replaced += 1
+        self.trees[i] = tree
+        return tree
+
+    def replace_tree(self, Py_ssize_t i, object make_tree):
+        """Replace tree `i` by `make_tree(seed)`, seeded as the forest's next replacement
+        (`_replace_tree`), under the model's lock: a thread learning or predicting sees the
+        old tree or the new one."""
         acquire(self.lock)
         try:
-            self.trees[i] = tree
+            return self._replace_tree(i, make_tree)
         finally:
             release(self.lock)
 
@@ -153,7 +221,12 @@ cdef class ForestCore:
 
     # ------------------------------------------------------------------ one sample
 
-    def learn_one(self, dict x, object y):
+    def learn_one(self, dict x, object y, object after=None, object executor=None,
+                  Py_ssize_t n_tasks=1):
+        """Learn one sample: at once, or, for a forest that learns in batches (`batch_size`
+        > 0), into the buffer, which is learned as one batch (then `after`, see
+        `_learn_batch_rows`) when it holds `batch_size` rows. Features and labels are
+        registered at once either way."""
         cdef double target
         cdef Py_ssize_t n_features
         cdef Tree tree
@@ -164,10 +237,57 @@ cdef class ForestCore:
             if self.classifier and target >= len(self.labels):
                 self.label_index[y] = len(self.labels)
                 self.labels.append(y)
+            if self.batch_size > 0:
+                self.pending_rows.append(
+                    np.asarray(<double[:n_features]>self.features.buf).copy() if n_features > 0
+                    else np.empty(0))
+                self.pending_targets.append(target)
+                if len(self.pending_rows) >= self.batch_size:
+                    self._flush(executor, n_tasks, after)
+                return
             for tree in self.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
         finally:
             release(self.lock)
+
+    @property
+    def n_pending(self):
+        """Rows buffered by `learn_one`, not learned yet."""
+        return len(self.pending_rows)
+
+    cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after) except -1:
+        """Learn the buffered rows as one batch (NaN where a row predates a feature)."""
+        cdef Py_ssize_t i, n = len(self.pending_rows)
+        if n == 0:
+            return 0
+        width = max(len(r) for r in self.pending_rows)
+        rows = np.full((n, width), np.nan)
+        for i in range(n):
+            rows[i, :len(self.pending_rows[i])] = self.pending_rows[i]
+        targets = np.asarray(self.pending_targets, dtype=np.float64)
+        self.pending_rows = []
+        self.pending_targets = []
+        return self._learn_batch_rows(rows, targets, executor, n_tasks, after)
+
+    def flush(self, object after=None, object executor=None, Py_ssize_t n_tasks=1):
+        """Learn the rows `learn_one` buffered now, as one (short) batch."""
+        acquire(self.lock)
+        try:
+            self._flush(executor, n_tasks, after)
+        finally:
+            release(self.lock)
+
+    cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
+                               object after) except -1:
+        """Learn one batch (rows in registry order, encoded targets), count it, then run the
+        forest's after-batch step `after(core, X, y)` (if any) under the same lock: the
+        forest-level protocol XForest's swaps and drift adaptation stand on."""
+        self._learn_rows(X, y, executor, n_tasks)
+        if self.batch_size > 0:
+            self.n_batches += 1
+        if after is not None:
+            after(self, X, y)
+        return 0
 
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1:
         """Aggregate every tree's prediction of row `x` into `acc[:n_out]`."""
@@ -240,20 +360,50 @@ cdef class ForestCore:
 
     # ------------------------------------------------------------------ batches
 
-    def learn_batch(self, values, list names, list ys, executor=None, Py_ssize_t n_tasks=1):
+    cdef tuple _checked_rows(self, values, list names, list ys, bint register_features):
+        """A batch's rows in registry order and its encoded targets. Every target is checked
+        before anything is registered: new labels, then (if `register_features`) new features;
+        unknown features are dropped otherwise."""
+        if len(ys) != len(values):
+            raise ValueError(f"X has {len(values)} rows but y has {len(ys)}")
+        targets = self._encode_targets(ys)
+        if self.classifier:
+            self._register_labels(ys)
+        return self.features.place(values, names, register_features), targets
+
+    def learn_batch(self, values, list names, list ys, executor=None, Py_ssize_t n_tasks=1,
+                    object after=None):
         """Learn the rows of `values` (a 2-D float64 array whose columns are the features
-        `names`) with targets `ys`, in order, exactly as a `learn_one` loop over them would.
-        Every target is checked before the model changes; then new labels and features are
-        registered and the rows learned (see `learn_rows`)."""
+        `names`) with targets `ys`. Every target is checked before the model changes; then
+        new labels and features are registered and the rows learned (see `learn_rows`): for a
+        sequential forest exactly as a `learn_one` loop over them would; for a forest that
+        learns in batches, as one batch (after the rows `learn_one` buffered, as a batch of
+        their own), followed by `after` (see `_learn_batch_rows`)."""
         acquire(self.lock)
         try:
-            if len(ys) != len(values):
-                raise ValueError(f"X has {len(values)} rows but y has {len(ys)}")
-            targets = self._encode_targets(ys)
-            if self.classifier:
-                self._register_labels(ys)
-            rows = self.features.place(values, names, True)
-            self._learn_rows(rows, targets, executor, n_tasks)
+            rows, targets = self._checked_rows(values, names, ys, True)
+            if self.batch_size > 0:
+                self._flush(executor, n_tasks, after)
+            if len(targets) > 0 or self.batch_size == 0:
+                self._learn_batch_rows(rows, targets, executor, n_tasks, after)
+        finally:
+            release(self.lock)
+
+    def refit_batch(self, values, list names, list ys):
+        """XForest-Zero (Xu et al., section 2.2) for every tree kind: forget every node's
+        statistics (and what the kind learned from targets), then count the rows of `values`
+        (columns `names`, targets `ys`, weight 1, every tree) along their paths. No node is
+        added or changed; rows buffered by `learn_one` are dropped (they belong to the task
+        the statistics came from). Features not known to the forest are ignored, as at
+        prediction; new labels are registered."""
+        cdef Tree tree
+        acquire(self.lock)
+        try:
+            rows, targets = self._checked_rows(values, names, ys, False)
+            self.pending_rows = []
+            self.pending_targets = []
+            for tree in self.trees:
+                tree.refit_rows(rows, targets)
         finally:
             release(self.lock)
 

@@ -38,7 +38,7 @@ every candidate saw the same points, and not biased towards late candidates othe
 
 from libc.math cimport INFINITY, NAN, pow
 from libc.stdint cimport int32_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -186,6 +186,20 @@ cdef class StreamPartitionTree(Tree):
             if best < 0:
                 break
             self.activate(best)
+        return 0
+
+    cdef int clear_stats(self) except -1 nogil:
+        """A refit's start: besides the nodes' statistics, forget the fringe's class
+        histograms (its candidate thresholds are structure, and stay) and restart p(A)."""
+        cdef int32_t j, s
+        Tree.clear_stats(self)
+        self.n_estimation = 0.0
+        for j in range(self.n_nodes):
+            self.born[j] = 0.0
+            s = self.slot[j]
+            if s >= 0 and pool_has(&self.hists, s):
+                memset(pool_block(&self.hists, s), 0,
+                       <size_t>self.hists.rows[s] * self.hists.stride * sizeof(double))
         return 0
 
     # ---------------------------------------------------------------- candidate statistics

@@ -168,6 +168,7 @@ cdef class Tree:
     cdef double draw_weight(self) noexcept nogil
     cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil
+    cdef int clear_stats(self) except -1 nogil
 
     # prediction
     cdef int32_t descend(self, const double* x) noexcept nogil

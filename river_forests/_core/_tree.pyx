@@ -461,6 +461,33 @@ cdef class Tree:
         with gil:
             raise NotImplementedError
 
+    cdef int clear_stats(self) except -1 nogil:
+        """Forget every node's statistics, and whatever else the kind learned from targets (a
+        kind keeping more overrides this and calls it): the partition stays as it is. The
+        first step of a refit (`refit_rows`)."""
+        if self.n_nodes > 0:
+            memset(self.weight, 0, <size_t>self.n_nodes * sizeof(double))
+            memset(self.value, 0, <size_t>self.n_nodes * self.value_stride * sizeof(double))
+        return 0
+
+    def refit_rows(self, const double[:, ::1] X, const double[::1] y):
+        """XForest-Zero's refit (Xu et al., section 2.2), for every kind: clear the statistics
+        (`clear_stats`), then count each row (weight 1) along its path by the statistics rule.
+        No node is added, no cut moves, the generator is not drawn: only statistics change."""
+        cdef Py_ssize_t i
+        cdef int32_t depth, k, top = 0
+        if self.task == TASK_CLASSIFICATION:
+            for i in range(y.shape[0]):
+                if <int32_t>y[i] + 1 > top:
+                    top = <int32_t>y[i] + 1
+        with nogil:
+            self.clear_stats()
+            self.ensure_values(top)
+            for i in range(X.shape[0] if self.root >= 0 else 0):
+                depth = self.descend(row_of(X, i))
+                for k in range(depth):
+                    add_stats(self, self.path[k], y[i], 1.0)
+
     # ---------------------------------------------------------------- prediction
 
     cdef int32_t descend(self, const double* x) noexcept nogil:
