@@ -4,7 +4,10 @@ against river's trees and forests, one stream.
 Progressive validation (predict, then learn, every sample) of every forest river_forests
 exports against river's HoeffdingTree, ARF and AMF classifiers (or regressors, behind a
 StandardScaler as in river's docs), printing accuracy (MAE), samples/s of the model's own
-calls, and memory.
+calls, and memory. A forest whose natural interface is mini-batches (its learn_many is not a
+learn_one loop, e.g. XForest) is run as its users run it: each batch of its batch_size samples
+is predicted (predict_proba_many) before it is learned (learn_many); its row of the table says
+so.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from river import base, metrics
 
 import river_forests
 
-from .evaluation import STREAMS, load_stream, progressive_run, river_baselines
+from .evaluation import STREAMS, Result, load_stream, progressive_run, river_baselines
 
 #: the streams read from ../shared/data (or $RIVER_FORESTS_DATA), and their files
 SHARED_FILES = {"elec": "elec.csv", "covtype": "covtype.csv.gz"}
@@ -48,6 +51,25 @@ def ours(task: str, n_estimators: int, seed: int) -> dict:
         if isinstance(cls, type) and issubclass(cls, kind):
             found[name] = cls(n_estimators=n_estimators, seed=seed)
     return found
+
+
+def table_label(result: Result) -> str:
+    """A model's label in the final table: its name, and for a model fed mini-batches how it
+    was fed, since its samples/s and accuracy are those of batches, not of samples one by one."""
+    if result.mode == "one":
+        return result.model
+    return f"{result.model} [learn_many, {result.mode}]"
+
+
+def batch_footnote(results: list[Result]) -> str | None:
+    """The line under the table naming the models fed mini-batches, and why; None if none was."""
+    batched = [r.model for r in results if r.mode != "one"]
+    if not batched:
+        return None
+    return (f"[learn_many, batches of k]: fed mini-batches, as they learn by design (learn_many "
+            f"is not a learn_one loop for them): {', '.join(batched)}. Each batch of k samples "
+            "was predicted (predict_proba_many / predict_many) before being learned (learn_many); "
+            "every other model predicted, then learned, one sample at a time")
 
 
 def main(argv=None) -> int:
@@ -87,15 +109,20 @@ def main(argv=None) -> int:
 
     name = "accuracy" if task == "clf" else "MAE"
     base_row = results[0]
-    print(f"\n{'model':<34} {name:>9} {'samples/s':>11} {'speed vs row 1':>14} {'memory MiB':>10}")
-    for r in results:
+    labels = [table_label(r) for r in results]
+    width = max([34, *map(len, labels)])
+    print(f"\n{'model':<{width}} {name:>9} {'samples/s':>11} {'speed vs row 1':>14} {'memory MiB':>10}")
+    for label, r in zip(labels, results):
         ratio = r.samples_per_s / base_row.samples_per_s
-        print(f"{r.model:<34} {r.metric:>9.4f} {r.samples_per_s:>11,.0f} {ratio:>14.3f} "
+        print(f"{label:<{width}} {r.metric:>9.4f} {r.samples_per_s:>11,.0f} {ratio:>14.3f} "
               f"{r.memory / 2**20:>10.2f}")
     scaled = task == "reg" and not args.only_ours
     print(f"speed vs row 1: samples/s divided by {base_row.model}'s; forests of {args.trees} "
           f"trees, seed {args.seed}; memory in MiB (2**20 bytes)"
           + ("; river's regressors behind a StandardScaler" if scaled else ""))
+    footnote = batch_footnote(results)
+    if footnote:
+        print(footnote)
     return 0
 
 

@@ -1,5 +1,6 @@
 """The command line and the evaluation helpers behind it and the benchmarks."""
 
+import pandas as pd
 import pytest
 from river import compose, datasets, evaluate, forest, metrics, preprocessing
 
@@ -12,12 +13,13 @@ from tests.conftest import CLASSIFIERS, ESTIMATORS, REGRESSORS, is_classifier, n
 
 def _rows(out: str) -> dict:
     """The table of the command's output: model label -> its four numbers (metric, samples/s,
-    speed ratio, memory), however long the label."""
+    speed ratio, memory), however long the label; a model fed mini-batches is keyed by its
+    name, without its " [learn_many, batches of k]" mark."""
     rows = {}
     for line in out.splitlines():
         parts = line.rsplit(maxsplit=4)
         if len(parts) == 5:
-            rows[parts[0]] = parts[1:]
+            rows[parts[0].split(" [learn_many, ")[0]] = parts[1:]
     return rows
 
 
@@ -107,11 +109,31 @@ def test_command_line_rejects_counts_below_one_in_one_line(capsys, args, option,
 ])
 def test_progressive_run_scores_like_river_progressive_val_score(make):
     """Both skip the samples a model cannot predict yet: before its first sample the forest
-    gives no probabilities and river's AMFRegressor predicts None."""
+    gives no probabilities and river's AMFRegressor predicts None. A batch-native forest is
+    fed mini-batches instead (its learn_many is not a learn_one loop): it scores as the plain
+    predict-a-batch-then-learn-it loop a user would write (tests/test_batch_native_runs.py
+    checks that loop on fakes)."""
     clf = is_classifier(type(make()))
     dataset, metric = (datasets.Phishing(), metrics.Accuracy) if clf else (datasets.TrumpApproval(), metrics.MAE)
-    ours = progressive_run(make(), list(dataset), metric(), progress=None).metric
-    assert ours == evaluate.progressive_val_score(dataset, make(), metric()).get()
+    run = progressive_run(make(), list(dataset), metric(), progress=None)
+    if not evaluation.batch_native(make()):
+        assert run.mode == "one"
+        assert run.metric == evaluate.progressive_val_score(dataset, make(), metric()).get()
+        return
+    model, expected = make(), metric()
+    size = evaluation.batch_size_of(model)
+    X = pd.DataFrame([x for x, _ in dataset])  # Phishing: every row has every feature
+    y = pd.Series([y for _, y in dataset])
+    for start in range(0, len(X), size):
+        X_batch, y_batch = X.iloc[start:start + size], y.iloc[start:start + size]
+        predicted = model.predict_proba_many(X_batch) if clf else model.predict_many(X_batch)
+        for y_true, (_, row) in zip(y_batch, predicted.iterrows() if clf else predicted.items()):
+            if clf and row.notna().any():
+                expected.update(y_true, row.idxmax())
+            elif not clf and pd.notna(row):
+                expected.update(y_true, row)
+        model.learn_many(X_batch, y_batch)
+    assert run.mode == f"batches of {size}" and run.metric == expected.get()
 
 
 def test_river_regressors_are_scaled_in_the_comparison(capsys):
