@@ -3,6 +3,7 @@
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor
 from .stream_partition import StreamPartitionForestClassifier
+from .xforest import XForestClassifier
 
 __all__ = [
     "MondrianForestClassifier",
@@ -10,5 +11,6 @@ __all__ = [
     "PurelyRandomForestClassifier",
     "PurelyRandomForestRegressor",
     "StreamPartitionForestClassifier",
+    "XForestClassifier",
 ]
 __version__ = "0.1.0"

@@ -42,6 +42,47 @@ def target(cls, y):
     return y if is_classifier(cls) else float(y)
 
 
+# ------------------------------------------------------------------ batch-native forests
+# A forest whose class says `_learn_many_equals_learn_one = False` (XForest) learns in
+# mini-batches: its `learn_one` buffers `batch_size` rows and learns each full buffer as one
+# batch (`n_pending` rows wait, `flush()` learns them now), and a batch is not a loop of single
+# rows. What holds for it instead: a `learn_one` loop gives exactly what `learn_many` over
+# consecutive chunks of `batch_size` rows gives. The generic tests follow the flag through the
+# helpers below, so they check the same thing as before for every other forest.
+
+
+def batch_native(cls) -> bool:
+    """Whether `cls` declares that its `learn_many` is not a `learn_one` loop (XForest)."""
+    return not cls._learn_many_equals_learn_one
+
+
+def chunk_size(model, size: int) -> int:
+    """Rows per `learn_many` call that a `learn_one` loop over the same rows matches: any
+    `size` for a sequential forest, the model's own `batch_size` for a batch-native one."""
+    return int(model.batch_size) if batch_native(type(model)) else size
+
+
+def flushed(model):
+    """`model`, having learned the rows a batch-native forest's `learn_one` buffered (nothing
+    to do for a sequential forest, nor for a batch-native one with nothing pending)."""
+    if batch_native(type(model)):
+        model.flush()
+        assert model.n_pending == 0
+    return model
+
+
+#: per-estimator parameters under which every tree learns every row it is given (no
+#: resampling) and keeps it (no tree replaced): XForest's bootstrap keeps about 63% of a
+#: batch's rows per tree, and its swaps replace trees by new ones grown on one batch. For the
+#: generic tests that count a tree's samples; the others run each forest as it is.
+PLAIN = {river_forests.XForestClassifier: dict(bootstrap=False, n_swaps=0)}
+
+
+def plain(cls, **params):
+    """A `cls(**params)` whose every tree learns every row (`PLAIN`); `params` win."""
+    return cls(**{**PLAIN.get(cls, {}), **params})
+
+
 def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from .conftest import CLASSIFIERS, ESTIMATORS, REGRESSORS, is_classifier, name_of
+from .conftest import (CLASSIFIERS, ESTIMATORS, PLAIN, REGRESSORS, is_classifier, name_of,
+                       plain)
 
 
 def _frame(n, seed):
@@ -101,11 +102,12 @@ def _same(a, b):
 def test_replace_tree_is_reproducible_and_resumes_from_a_pickle(cls, seed):
     """A replacement is a fresh tree seeded from the forest's master seed and its count of
     replacements, both pickled: a pickle taken mid-stream replaces and learns exactly as
-    the original, also with seed=None."""
+    the original, also with seed=None. (Every tree learns every row: `plain`, so no
+    bootstrap and no swap of XForest's own.)"""
     import pickle
 
     X1, X2 = _frame(1500, 1), _frame(1500, 2)
-    model = _learn(cls(n_estimators=3, seed=seed), X1, cls)
+    model = _learn(plain(cls, n_estimators=3, seed=seed), X1, cls)
     model.replace_tree(1)
     twin = pickle.loads(pickle.dumps(model))
     for m in (model, twin):
@@ -115,7 +117,7 @@ def test_replace_tree_is_reproducible_and_resumes_from_a_pickle(cls, seed):
     for a, b in zip(_states(model), _states(twin)):
         assert _same(a, b)
     # a replacement is not a copy of the tree it replaces, nor of the forest's first trees
-    fresh = _learn(cls(n_estimators=3, seed=seed), X1, cls) if seed is not None else None
+    fresh = _learn(plain(cls, n_estimators=3, seed=seed), X1, cls) if seed is not None else None
     if fresh is not None:
         _learn(fresh, X2, cls)
         assert not _same(fresh.trees[2].get_state(), model.trees[2].get_state())
@@ -138,10 +140,11 @@ def test_the_same_seed_replaces_alike(cls):
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_a_batch_without_features_is_learned_and_predicted(cls):
     """Rows with no column (a frame of only an index) are samples without features: every
-    tree counts them at its root (read past no row: the debug build checks it)."""
+    tree counts them at its root (read past no row: the debug build checks it; `plain`: no
+    bootstrap of XForest's, which would count the distinct rows it drew)."""
     X = pd.DataFrame(index=range(64))
     y = pd.Series(["a", "b"] * 32) if is_classifier(cls) else pd.Series([1.0, 3.0] * 32)
-    model = cls(n_estimators=2, seed=1)
+    model = plain(cls, n_estimators=2, seed=1)
     model.learn_many(X, y)
     assert all(t.samples_seen == 64 for t in model.trees)
     per_tree, _ = model._predict_trees_batch(X)
@@ -153,3 +156,11 @@ def test_a_batch_without_features_is_learned_and_predicted(cls):
         assert np.abs(per_tree - 0.5).max() < 0.2
     else:
         assert np.abs(per_tree[:, :, 0] - 2.0).max() < 0.3
+    if cls in PLAIN:
+        # as the forest comes (XForest: each tree counts the distinct rows its bootstrap drew)
+        model = cls(n_estimators=2, seed=1)
+        model.learn_many(X, y)
+        assert all(0 < t.samples_seen < 64 for t in model.trees)
+        per_tree, _ = model._predict_trees_batch(X)
+        assert (per_tree == per_tree[:, :1]).all()
+        np.testing.assert_allclose(per_tree.sum(axis=2), 1.0)

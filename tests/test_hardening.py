@@ -5,6 +5,7 @@ bit-identical (its pickle bytes). Every test runs on every estimator of `river_f
 boxes along the whole path on the Mondrian forest)."""
 
 import itertools
+import json
 import math
 import pickle
 import subprocess
@@ -19,7 +20,8 @@ import pytest
 import river_forests
 from river_forests.evaluation import load_stream
 
-from .conftest import CLASSIFIERS, ESTIMATORS, REGRESSORS, name_of, target, uniform_stream
+from .conftest import (CLASSIFIERS, ESTIMATORS, PLAIN, REGRESSORS, batch_native, chunk_size,
+                       flushed, name_of, target, uniform_stream)
 
 
 def _trained(cls, n=200, d=3, seed=0):
@@ -32,12 +34,14 @@ def _trained(cls, n=200, d=3, seed=0):
 # ------------------------------------------------------------------ threads
 
 THREADS_SCRIPT = """
-import pickle, sys, threading
+import json, pickle, sys, threading
 import numpy as np, pandas as pd
 import river_forests
 from river import base
 
 cls = getattr(river_forests, sys.argv[1])
+params = json.loads(sys.argv[3])  # every tree learns every row (conftest.PLAIN), small batches
+native = not cls._learn_many_equals_learn_one
 clf = issubclass(cls, base.Classifier)
 rng = np.random.default_rng(0)
 X = pd.DataFrame(rng.random((1200, 8)), columns=[f"f{i}" for i in range(8)])
@@ -58,21 +62,42 @@ def serve(model):
         model.predict_one({"f0": 0.3, "f1": 0.2})
         pickle.loads(pickle.dumps(model))
 
-for round_ in range(int(sys.argv[2])):
-    a = cls(n_estimators=6, seed=round_)
-    b = cls(n_estimators=6, seed=round_)
-    ts = [threading.Thread(target=learn_many, args=(a, 0, 600)),
-          threading.Thread(target=learn_many, args=(a, 600, 1200)),
-          threading.Thread(target=learn_one, args=(b,)),
-          threading.Thread(target=serve, args=(b,)),
-          threading.Thread(target=serve, args=(a,))]
+def run(*targets):
+    ts = [threading.Thread(target=f, args=args) for f, *args in targets]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
+
+replaced = 0
+for round_ in range(int(sys.argv[2])):
+    a = cls(n_estimators=6, seed=round_, **params)
+    b = cls(n_estimators=6, seed=round_, **params)
+    run((learn_many, a, 0, 600), (learn_many, a, 600, 1200), (learn_one, b), (serve, b),
+        (serve, a))
     # every tree learned every row exactly once, whatever the interleaving
     assert all(t.samples_seen == 1200 for t in a.trees), [t.samples_seen for t in a.trees]
     assert all(t.samples_seen == 300 for t in b.trees)
+    if not native:
+        continue
+    # a batch-native forest learned every row in the batches it was given: 12 of 100 rows,
+    # and learn_one's buffer every `batch_size` rows, none left pending
+    assert a.n_batches == 12 and b.n_pending == 0
+    assert b.n_batches == 300 // params["batch_size"]
+    # and as it comes (bootstrap, swaps: trees replaced while others predict), learning rows
+    # one by one and batches at once (each batch flushes the buffer first), served all along
+    c = cls(n_estimators=6, seed=round_, batch_size=params["batch_size"])
+    run((learn_many, c, 0, 600), (learn_one, c), (serve, c), (serve, c))
+    c.flush()
+    assert c.n_pending == 0 and c.n_batches >= 6 + 300 // params["batch_size"]
+    for t in c.trees:
+        offered = t.get_state()["n_offered"]
+        # a tree there from the start was offered every row once; a replacement (after batch
+        # b > 1) the rows from its batch on
+        assert t.batches <= c.n_batches and (offered == 900) == (t.batches == c.n_batches), (
+            offered, t.batches, c.n_batches)
+    replaced += c.n_replaced
+assert not native or replaced > 0, "the swaps should have run"
 print("clean")
 """
 
@@ -80,9 +105,13 @@ print("clean")
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_one_model_shared_by_threads_never_crashes(cls):
     """Two threads learning batches of one model while others predict and pickle it, and a
-    learn_one loop beside a server, 25 times over, in a subprocess: a crash is a failure."""
+    learn_one loop beside a server, 25 times over, in a subprocess: a crash is a failure.
+    Every tree learns every row (`conftest.PLAIN`); a batch-native forest (XForest) learns
+    batches of 10 (so `learn_one` learns many batches beside the server), and a model of its
+    default parameters (bootstrap, swaps) also learns rows and batches at once while served."""
+    params = {**PLAIN.get(cls, {}), **({"batch_size": 10} if batch_native(cls) else {})}
     proc = subprocess.run(
-        [sys.executable, "-c", THREADS_SCRIPT, cls.__name__, "25"],
+        [sys.executable, "-c", THREADS_SCRIPT, cls.__name__, "25", json.dumps(params)],
         capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0 and "clean" in proc.stdout, (proc.returncode, proc.stderr[-2000:])
@@ -157,6 +186,7 @@ def test_subspace_is_a_uniform_sample_of_the_columns(cls):
     model = cls(n_estimators=60, features_per_tree=8, seed=0)
     x = {f"f{i:03d}": 0.5 for i in range(400)}
     model.learn_one(x, target(cls, 1))
+    flushed(model)  # a batch-native forest's trees take their columns when they learn the row
     kept = np.concatenate([t.get_state()["columns"] for t in model.trees])
     assert len(kept) == 60 * 8
     assert all(len(set(t.get_state()["columns"])) == 8 for t in model.trees)
@@ -254,16 +284,27 @@ def test_registry_stops_at_max_width_with_one_warning(cls):
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_wide_stream_learn_many_equals_learn_one(cls):
+    """One `learn_many` of the whole stream is the `learn_one` loop; for a batch-native forest
+    (XForest) it is `learn_many` over consecutive batches of its `batch_size`, as it comes
+    (bootstrap, swaps) and `plain`, where every tree counts every row."""
     data = [(x, target(cls, y)) for x, y in _wide(300, 2000, seed=5)]
     cols = sorted({k for x, _ in data for k in x})
-    one = cls(n_estimators=3, features_per_tree=8, seed=3)
-    many = cls(n_estimators=3, features_per_tree=8, seed=3)
     X = pd.DataFrame([x for x, _ in data], columns=cols)  # NaN where a word is absent
-    for x, y in zip(X.to_dict("records"), [y for _, y in data]):
-        one.learn_one(x, y)
-    many.learn_many(X, pd.Series([y for _, y in data]))
-    assert pickle.dumps(one) == pickle.dumps(many)
-    assert all(t.samples_seen == 300 for t in many.trees)
+    y = pd.Series([y for _, y in data])
+    for extra in [{}, PLAIN[cls]] if cls in PLAIN else [{}]:
+        every_row = cls not in PLAIN or extra == PLAIN[cls]
+        one = cls(n_estimators=3, features_per_tree=8, seed=3, **extra)
+        many = cls(n_estimators=3, features_per_tree=8, seed=3, **extra)
+        for x, t in zip(X.to_dict("records"), y):
+            one.learn_one(x, t)
+        size = chunk_size(many, len(X))
+        for i in range(0, len(X), size):
+            many.learn_many(X[i:i + size], y[i:i + size])
+        assert pickle.dumps(flushed(one)) == pickle.dumps(flushed(many))
+        if every_row:
+            assert all(t.samples_seen == 300 for t in many.trees)
+        else:  # the distinct rows of each batch its bootstrap drew, or of its replacement's
+            assert all(0 < t.samples_seen < 300 for t in many.trees)
 
 
 def test_wide_sparse_stream_is_defined():

@@ -16,8 +16,9 @@ from river import compose, datasets, dummy, evaluate, metrics, preprocessing, st
 
 from river_forests import MondrianForestClassifier, MondrianForestRegressor
 
-from .conftest import (CLASSIFIERS, ESTIMATORS, EXPORTS, REGRESSORS, is_classifier, name_of,
-                       shared, target, uniform_stream)
+from .conftest import (CLASSIFIERS, ESTIMATORS, EXPORTS, PLAIN, REGRESSORS, batch_native,
+                       chunk_size, flushed, is_classifier, name_of, plain, shared, target,
+                       uniform_stream)
 
 #: parameter sets built from the shared parameters only (`aggregation` is dropped for regressors)
 SHARED_PARAMS = [
@@ -188,11 +189,14 @@ def _same_batch_predictions(cls, one, many, xs):
 
 @pytest.mark.parametrize("cls, params", list(_cases(ESTIMATORS)))
 def test_learn_many_equals_learn_one_loop(streams, cls, params):
+    """`learn_many` over batches of 37 rows is a `learn_one` loop over them; for a batch-native
+    forest (XForest, `_learn_many_equals_learn_one = False`) over batches of its `batch_size`
+    rows, the batches its `learn_one` buffers (the last, shorter one flushed on both)."""
     data = streams(cls, wide=True)
     one, many = cls(**params), cls(**params)
     rng = random.Random(1)
     features = list(data[0][0])
-    for chunk in _batches(data, 37):
+    for chunk in _batches(data, chunk_size(many, 37)):
         cols = rng.sample(features, rng.randint(2, len(features)))  # features come and go
         xs = [{c: x[c] for c in cols} for x, _ in chunk]
         # a few missing values inside the batch: NaN, an infinity, a value too large for a box
@@ -202,22 +206,29 @@ def test_learn_many_equals_learn_one_loop(streams, cls, params):
         for x, y in zip(xs, ys):
             one.learn_one(x, y)
         many.learn_many(pd.DataFrame(xs, columns=cols), pd.Series(ys))
-    _same_state(one, many)
+    _same_state(flushed(one), flushed(many))
+    if batch_native(cls):  # the forests' own state too: batches, swaps, generator
+        assert pickle.dumps(one) == pickle.dumps(many)
     _same_batch_predictions(cls, one, many, [x for x, _ in data[:50]])
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_threaded_learn_many_equals_learn_one_loop(streams, cls):
-    """Batches large enough for the thread pool, and more trees than threads."""
+    """Batches large enough for the thread pool, and more trees than threads (a batch-native
+    forest's `learn_one` buffers batches of that size, which it learns with the pool too)."""
     from river_forests import _forest
 
     data = streams(cls, wide=True)
-    one, many = cls(n_estimators=7, seed=5), cls(n_estimators=7, seed=5)
-    for chunk in _batches(data, max(_forest.PARALLEL_MIN_ROWS, 150)):
+    size = max(_forest.PARALLEL_MIN_ROWS, 150)
+    extra = {"batch_size": size} if batch_native(cls) else {}
+    one, many = cls(n_estimators=7, seed=5, **extra), cls(n_estimators=7, seed=5, **extra)
+    for chunk in _batches(data, chunk_size(many, size)):
         for x, y in chunk:
             one.learn_one(x, y)
         many.learn_many(pd.DataFrame([x for x, _ in chunk]), pd.Series([y for _, y in chunk]))
-    _same_state(one, many)
+    _same_state(flushed(one), flushed(many))
+    if batch_native(cls):
+        assert pickle.dumps(one) == pickle.dumps(many)
     _same_batch_predictions(cls, one, many, [x for x, _ in data[:40]])
 
 
@@ -353,6 +364,8 @@ def test_bad_parameters_raise_value_error(cls, params):
 
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
 def test_bool_str_and_late_labels(cls):
+    """A late label is known at once and learned (by a batch-native forest once it learns
+    the rows its `learn_one` buffered: flushed)."""
     model = cls(seed=0)
     data = uniform_stream(300, 2, seed=1)
     for x, y in data:
@@ -364,7 +377,7 @@ def test_bool_str_and_late_labels(cls):
     assert sum(proba.values()) == pytest.approx(1.0)
     for _ in range(30):
         model.learn_one({"x0": 2.0, "x1": 2.0}, "late")
-    assert model.predict_one({"x0": 2.0, "x1": 2.0}) == "late"
+    assert flushed(model).predict_one({"x0": 2.0, "x1": 2.0}) == "late"
 
 
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
@@ -383,18 +396,35 @@ def test_vote_gives_vote_shares(phishing, cls):
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 @pytest.mark.parametrize("mode, rate, expected", [("bernoulli", 0.3, 0.3), ("poisson", 1.0, 1 - math.exp(-1))])
 def test_subsampling_rate(cls, mode, rate, expected):
-    model = cls(n_estimators=8, subsampling=mode, subsample_rate=rate, seed=0)
+    """Each tree keeps the expected share of the stream (`plain`: XForest weighs each row by
+    the shared subsampling, then resamples the batch by its bootstrap, which `plain` turns off
+    with its swaps; the share its bootstrap keeps is checked after)."""
+    model = plain(cls, n_estimators=8, subsampling=mode, subsample_rate=rate, seed=0)
     for x, y in uniform_stream(4000, 2):
         model.learn_one(x, target(cls, y))
-    share = np.mean([t.samples_seen for t in model.trees]) / 4000
+    share = np.mean([t.samples_seen for t in flushed(model).trees]) / 4000
     assert share == pytest.approx(expected, abs=0.03)
+    if cls in PLAIN and "bootstrap" in PLAIN[cls]:
+        # with its bootstrap, independent of the subsampling: a row of a batch of b rows is
+        # drawn at least once with probability 1 - (1 - 1/b)^b
+        model = plain(cls, n_estimators=8, subsampling=mode, subsample_rate=rate, seed=0,
+                      bootstrap=True)
+        for x, y in uniform_stream(4000, 2):
+            model.learn_one(x, target(cls, y))
+        b = model.batch_size
+        share = np.mean([t.samples_seen for t in flushed(model).trees]) / 4000
+        assert share == pytest.approx(expected * (1 - (1 - 1 / b) ** b), abs=0.03)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_memory_stops_growing_at_max_nodes(cls):
     """Once every tree holds `max_nodes` nodes the model does not take a byte more, however
-    long the stream goes on (the Mondrian forests' larger cap is checked in test_mondrian.py)."""
-    model = cls(n_estimators=2, max_nodes=63, seed=0)
+    long the stream goes on (the Mondrian forests' larger cap is checked in test_mondrian.py).
+    Checked every 100 samples: a batch-native forest (XForest) grows its trees by batches,
+    and learns each of 100 samples (its default `batch_size`) with an empty buffer then;
+    `plain`: no swap replaces a full tree by a new, smaller one."""
+    model = plain(cls, n_estimators=2, max_nodes=63, seed=0)
+    assert not batch_native(cls) or 100 % model.batch_size == 0
     full_at, sizes = None, []
     for i, (x, y) in enumerate(uniform_stream(8000, 4, seed=2), 1):
         model.learn_one(x, target(cls, y))
@@ -406,6 +436,16 @@ def test_memory_stops_growing_at_max_nodes(cls):
                 sizes.append(model._raw_memory_usage)
     assert full_at is not None and full_at <= 4000, "the trees should reach the cap early"
     assert len(sizes) >= 40 and len(set(sizes)) == 1, sizes
+    if cls in PLAIN:
+        # as it comes (XForest: its swaps replace trees by new ones grown on one batch), the
+        # model never takes more than with its full trees
+        model = cls(n_estimators=2, max_nodes=63, seed=0)
+        for i, (x, y) in enumerate(uniform_stream(8000, 4, seed=2), 1):
+            model.learn_one(x, target(cls, y))
+            if i % 100 == 0:
+                assert all(t.node_count <= 63 for t in model.trees)
+                assert model._raw_memory_usage <= sizes[0]
+        assert model.n_replaced > 0, "trees should have been replaced"
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)

@@ -14,10 +14,11 @@ import river_forests
 from river_forests._core._mondrian import MondrianTree
 from river_forests._core._purely_random import PurelyRandomTree
 from river_forests._core._stream_partition import StreamPartitionTree
+from river_forests._core._xforest import XTree
 
-from .conftest import ESTIMATORS, route
+from .conftest import ESTIMATORS, plain, route
 
-KINDS = [MondrianTree, PurelyRandomTree, StreamPartitionTree]
+KINDS = [MondrianTree, PurelyRandomTree, StreamPartitionTree, XTree]
 
 #: a one-tree forest of each kind (stream partitioning with low alpha and beta, so its trees
 #: split on short streams)
@@ -28,9 +29,10 @@ FORESTS = {
         split="scale_invariant", **kw),
     "stream_partition": lambda **kw: river_forests.StreamPartitionForestClassifier(
         alpha=2.0, beta=4.0, **kw),
+    "xforest": lambda **kw: river_forests.XForestClassifier(**kw),
 }
 FOREST_OF = {MondrianTree: "mondrian", PurelyRandomTree: "scale_invariant",
-             StreamPartitionTree: "stream_partition"}
+             StreamPartitionTree: "stream_partition", XTree: "xforest"}
 
 
 def _learn(model, n=600, seed=0):
@@ -52,12 +54,28 @@ def test_parameters_reach_a_tree_by_name(kind):
         kind(0, 7)  # never positionally
 
 
+#: the tree kind and router of each estimator's trees: an estimator joining
+#: `river_forests.__all__` says here which it uses
+TREE_OF = {
+    river_forests.MondrianForestClassifier: ("MondrianTree", "axis"),
+    river_forests.MondrianForestRegressor: ("MondrianTree", "axis"),
+    river_forests.PurelyRandomForestClassifier: ("PurelyRandomTree", "axis"),
+    river_forests.PurelyRandomForestRegressor: ("PurelyRandomTree", "axis"),
+    river_forests.StreamPartitionForestClassifier: ("StreamPartitionTree", "axis"),
+    river_forests.XForestClassifier: ("XTree", "axis"),
+}
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_the_state_names_its_version_kind_and_router(cls):
-    model = _learn(cls(n_estimators=2, seed=1))
+    """`plain`: every tree learns every row (no bootstrap or swap of XForest's), so the base's
+    counts are the stream's; 600 rows are 6 whole batches of XForest's default 100."""
+    assert cls in TREE_OF, f"{cls.__name__}: add its tree kind and router to TREE_OF"
+    kind, router = TREE_OF[cls]
+    model = _learn(plain(cls, n_estimators=2, seed=1))
     state = model.trees[0].get_state()
-    assert state["version"] == 2 and state["split"] == "axis"
-    assert state["kind"] == type(model.trees[0]).__name__
+    assert state["version"] == 2 and state["split"] == router
+    assert state["kind"] == type(model.trees[0]).__name__ == kind
     # the base's bookkeeping, the same for every kind
     assert state["n_seen"] == 600 and state["n_offered"] == 600
     assert state["n_features"] == 2 and state["root"] >= 0

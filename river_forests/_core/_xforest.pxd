@@ -1,0 +1,36 @@
+# The extremely simple streaming tree of Xu et al. (XTree, algorithm 1): a batch of labelled
+# rows grows the tree at the leaves it reaches ("false roots"), each split the best impurity
+# split of the batch rows at the node among a few random features (the shared best-split
+# search, `_splitter.pxd`). Existing splits never change. The tree's own state is the base's
+# node arrays: no per-leaf pool, no per-node array of its own.
+
+from libc.stdint cimport int32_t
+
+from ._tree cimport Tree
+
+cdef enum:
+    # how many features a split tries, from the tree's d features (scikit-learn's max_features)
+    TRY_COUNT = 0        # min(split_features, d)
+    TRY_SQRT = 1         # floor(sqrt(d))
+    TRY_LOG2 = 2         # floor(log2(d))
+    TRY_FRACTION = 3     # floor(split_features * d)
+    TRY_ALL = 4          # d
+    # (each at least 1)
+
+
+cdef class XTree(Tree):
+    # --- parameters ---
+    cdef int32_t min_samples_split  # a node splits only if at least this many distinct batch
+                                    # rows reach it (scikit-learn's min_samples_split, >= 2)
+    cdef int32_t max_depth          # nodes at this depth stay leaves (root: depth 0); 0: no limit
+    cdef int split_features_mode    # TRY_*
+    cdef double split_features      # the count (TRY_COUNT) or fraction (TRY_FRACTION)
+    cdef int criterion              # _impurity.CRITERION_GINI or _ENTROPY
+    cdef bint bootstrap             # each batch is resampled with replacement (algorithm 2)
+
+    # --- counters ---
+    cdef long long n_batches        # batches learned
+    cdef int32_t n_splits           # splits made
+
+    cdef int32_t n_try(self) noexcept nogil
+    cdef int grow(self, const double[:, ::1] X, const double[::1] y) except -1 nogil

@@ -1,0 +1,305 @@
+"""The extremely simple streaming tree of Xu et al. (XTree, algorithm 1, with the bootstrap
+of algorithm 2).
+
+One batch of labelled rows at a time (`learn_rows`):
+
+* **Resample.** Each row is first offered to the shared online subsampling (`draw_weight`,
+  weight 1 by default); with `bootstrap`, the batch is then resampled with replacement, n
+  draws for n rows, and a row's weight is multiplied by the times it was drawn.
+* **False roots.** Each kept row walks from the root to its leaf and counts (its weight, its
+  class) in every node of its path: the statistics rule of the protocol (`_tree.pxd`), so a
+  leaf's class counts accumulate every sample that ever reached it. The leaves reached are
+  the false roots, each with the batch rows that reached it.
+* **Growing.** The false roots are grown breadth first (a FIFO queue, false roots in node
+  order, then their children): a node with at least `min_samples_split` distinct rows, rows
+  of more than one class, above `max_depth` and with room for two nodes under `max_nodes`
+  splits at the best impurity split of its rows among `n_try()` random non-constant
+  features (`_splitter.best_split`); its rows go to the two new leaves (a missing value to
+  the heavier side), which count them and join the queue. Old splits never change.
+* **The cap.** A tree at `max_nodes` stops splitting; its leaves keep counting. Breadth
+  first spends the last nodes evenly over the false roots instead of deep in the first one.
+
+A tree learning one sample (`learn`) counts it along its path: a batch of one row cannot
+split (min_samples_split >= 2).
+"""
+
+from libc.math cimport log2, sqrt
+from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memcpy
+
+from ._impurity cimport CRITERION_GINI
+from ._random cimport rng_randint
+from ._splitter cimport SplitRecord, Splitter, best_split, splitter_init, splitter_release
+from ._tree cimport (SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
+                     TASK_CLASSIFICATION, Tree, add_stats, row_of)
+
+
+ctypedef struct Segment:
+    int32_t node            # a leaf to grow
+    int32_t start           # its rows: rows[start:stop] of the batch's row list
+    int32_t stop
+    int32_t depth           # its depth (root: 0)
+
+
+ctypedef struct LeafRow:
+    int32_t leaf            # the leaf a batch row reached
+    int32_t row             # the row
+
+
+cdef int _by_leaf(const void* a, const void* b) noexcept nogil:
+    cdef const LeafRow* p = <const LeafRow*>a
+    cdef const LeafRow* q = <const LeafRow*>b
+    if p.leaf != q.leaf:
+        return -1 if p.leaf < q.leaf else 1
+    return (p.row > q.row) - (p.row < q.row)
+
+
+cdef void* _alloc(size_t n_bytes) except NULL nogil:
+    cdef void* p = malloc(n_bytes if n_bytes > 0 else 1)
+    if p == NULL:
+        with gil:
+            raise MemoryError()
+    return p
+
+
+cdef class XTree(Tree):
+    """An XTree. Parameters by name: the base's (see `_tree.Tree`, classification only),
+    `min_samples_split`, `max_depth`, `split_features_mode`, `split_features`, `criterion`
+    and `bootstrap`."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.min_samples_split = 2
+        self.max_depth = 0
+        self.split_features_mode = TRY_SQRT
+        self.split_features = 0.0
+        self.criterion = CRITERION_GINI
+        self.bootstrap = True
+        self.declare_scalar(&self.min_samples_split, b"min_samples_split", SCALAR_I32, True)
+        self.declare_scalar(&self.max_depth, b"max_depth", SCALAR_I32, True)
+        self.declare_scalar(&self.split_features_mode, b"split_features_mode", SCALAR_INT, True)
+        self.declare_scalar(&self.split_features, b"split_features", SCALAR_F64, True)
+        self.declare_scalar(&self.criterion, b"criterion", SCALAR_INT, True)
+        self.declare_scalar(&self.bootstrap, b"bootstrap", SCALAR_BOOL, True)
+        self.declare_scalar(&self.n_batches, b"n_batches", SCALAR_I64, False)
+        self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
+
+    cdef int _start(self) except -1:
+        if self.task != TASK_CLASSIFICATION:
+            raise ValueError("an XTree classifies (impurity of class labels)")
+        if self.min_samples_split < 2:
+            raise ValueError("min_samples_split must be >= 2")
+        return 0
+
+    cdef int32_t n_try(self) noexcept nogil:
+        """Features a split tries, from the tree's d features (at least 1, at most d)."""
+        cdef int32_t d = self.n_features, k
+        if self.split_features_mode == TRY_SQRT:
+            k = <int32_t>sqrt(<double>d)
+        elif self.split_features_mode == TRY_LOG2:
+            k = <int32_t>log2(<double>d) if d > 0 else 0
+        elif self.split_features_mode == TRY_FRACTION:
+            k = <int32_t>(self.split_features * d)
+        elif self.split_features_mode == TRY_COUNT:
+            k = <int32_t>self.split_features
+        else:
+            k = d
+        if k < 1:
+            k = 1
+        return k if k < d else d
+
+    cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
+        """One sample: counted along its path (one row cannot split a node)."""
+        cdef int32_t depth = self.descend(x), k
+        for k in range(depth):
+            add_stats(self, self.path[k], y, w)
+        return 0
+
+    def learn_rows(self, const double[:, ::1] X, const double[::1] y):
+        """Learn the batch (X, y) (algorithm 1 on the tree's resample of it)."""
+        with nogil:
+            self.grow(X, y)
+
+    cdef int grow(self, const double[:, ::1] X, const double[::1] y) except -1 nogil:
+        cdef int32_t n = <int32_t>X.shape[0], d = <int32_t>X.shape[1]
+        cdef int32_t i, k, kept = 0, depth, top = 0, n_classes
+        cdef int32_t head = 0, tail = 0, queue_cap, start, stop, nl, node, l, a, b
+        cdef Py_ssize_t row_stride = X.strides[0] // sizeof(double)
+        cdef double* w = NULL
+        cdef LeafRow* reached = NULL
+        cdef int32_t* rows = NULL
+        cdef int32_t* spare = NULL
+        cdef Segment* queue = NULL
+        cdef Splitter splitter
+        cdef SplitRecord best
+        cdef double wl, wr, v, cls
+        cdef bint missing_left, mixed
+        if n == 0:
+            return 0
+        splitter.items = NULL
+        splitter.left = NULL
+        splitter.right = NULL
+        splitter.order = NULL
+        try:
+            # resample: the shared subsampling's weight, times the bootstrap count
+            w = <double*>_alloc(<size_t>n * sizeof(double))
+            for i in range(n):
+                w[i] = self.draw_weight()
+            if self.bootstrap:
+                rows = <int32_t*>_alloc(<size_t>n * sizeof(int32_t))
+                for i in range(n):
+                    rows[i] = 0
+                for i in range(n):
+                    rows[rng_randint(&self.rng, n)] += 1
+                for i in range(n):
+                    w[i] *= rows[i]
+                free(rows)
+                rows = NULL
+            self.n_batches += 1
+            self.ensure_features(d)
+            for i in range(n):
+                if w[i] > 0.0:
+                    kept += 1
+                    if <int32_t>y[i] + 1 > top:
+                        top = <int32_t>y[i] + 1
+            if kept == 0:
+                return 0
+            self.ensure_values(top)
+            self.n_seen += kept
+            if self.root < 0:
+                self.root = self.add_node(-1)
+
+            # false roots: every kept row counts along its path and joins its leaf's rows
+            reached = <LeafRow*>_alloc(<size_t>kept * sizeof(LeafRow))
+            k = 0
+            for i in range(n):
+                if w[i] > 0.0:
+                    depth = self.descend(row_of(X, i))
+                    for a in range(depth):
+                        add_stats(self, self.path[a], y[i], w[i])
+                    reached[k].leaf = self.path[depth - 1]
+                    reached[k].row = i
+                    k += 1
+            qsort(reached, kept, sizeof(LeafRow), _by_leaf)
+            rows = <int32_t*>_alloc(<size_t>kept * sizeof(int32_t))
+            spare = <int32_t*>_alloc(<size_t>kept * sizeof(int32_t))
+            queue_cap = 16
+            queue = <Segment*>_alloc(<size_t>queue_cap * sizeof(Segment))
+            for k in range(kept):
+                rows[k] = reached[k].row
+                if k == 0 or reached[k].leaf != reached[k - 1].leaf:
+                    if tail == queue_cap:
+                        queue_cap *= 2
+                        queue = <Segment*>_grow(queue, <size_t>queue_cap * sizeof(Segment))
+                    queue[tail].node = reached[k].leaf
+                    queue[tail].start = k
+                    queue[tail].depth = _depth(self, reached[k].leaf)
+                    tail += 1
+                queue[tail - 1].stop = k + 1
+            free(reached)
+            reached = NULL
+
+            n_classes = self.n_values
+            splitter_init(&splitter, kept, n_classes, self.n_features)
+            # grow the false roots, breadth first
+            while head < tail:
+                node = queue[head].node
+                start = queue[head].start
+                stop = queue[head].stop
+                depth = queue[head].depth
+                head += 1
+                if stop - start < self.min_samples_split:
+                    continue
+                if self.max_depth > 0 and depth >= self.max_depth:
+                    continue
+                if not self.can_add(2):
+                    break
+                # rows of one class only: nothing to separate
+                mixed = False
+                cls = y[rows[start]]
+                for k in range(start + 1, stop):
+                    if y[rows[k]] != cls:
+                        mixed = True
+                        break
+                if not mixed:
+                    continue
+                best_split(&splitter, &X[0, 0] if d > 0 else NULL, row_stride, rows + start,
+                           stop - start, &y[0], w, n_classes, self.columns, self.n_features,
+                           self.n_try(), self.criterion, &self.rng, &best)
+                if best.column < 0:
+                    continue
+                l = self.add_children(node, best.column, best.threshold)
+                self.n_splits += 1
+                # the rows' sides; a missing value goes to the heavier side (as `_axis.child`)
+                wl = 0.0
+                wr = 0.0
+                for k in range(start, stop):
+                    v = X[rows[k], best.column]
+                    if v == v:
+                        if v <= best.threshold:
+                            wl += w[rows[k]]
+                        else:
+                            wr += w[rows[k]]
+                missing_left = wl >= wr
+                # stable partition: left rows first, in their order
+                a = 0
+                b = 0
+                for k in range(start, stop):
+                    v = X[rows[k], best.column]
+                    if (v <= best.threshold) if v == v else missing_left:
+                        rows[start + a] = rows[k]
+                        a += 1
+                    else:
+                        spare[b] = rows[k]
+                        b += 1
+                memcpy(rows + start + a, spare, <size_t>b * sizeof(int32_t))
+                nl = a
+                for k in range(start, stop):
+                    add_stats(self, l if k < start + nl else l + 1, y[rows[k]], w[rows[k]])
+                if tail + 2 > queue_cap:
+                    queue_cap *= 2
+                    queue = <Segment*>_grow(queue, <size_t>queue_cap * sizeof(Segment))
+                queue[tail].node = l
+                queue[tail].start = start
+                queue[tail].stop = start + nl
+                queue[tail].depth = depth + 1
+                queue[tail + 1].node = l + 1
+                queue[tail + 1].start = start + nl
+                queue[tail + 1].stop = stop
+                queue[tail + 1].depth = depth + 1
+                tail += 2
+        finally:
+            splitter_release(&splitter)
+            free(w)
+            free(reached)
+            free(rows)
+            free(spare)
+            free(queue)
+        return 0
+
+    # ---------------------------------------------------------------- introspection
+
+    @property
+    def batches(self):
+        return self.n_batches
+
+    @property
+    def splits(self):
+        return self.n_splits
+
+
+cdef void* _grow(void* p, size_t n_bytes) except NULL nogil:
+    """realloc that raises MemoryError (and leaves `p` to its owner) instead of returning NULL."""
+    cdef void* q = realloc(p, n_bytes)
+    if q == NULL:
+        with gil:
+            raise MemoryError()
+    return q
+
+
+cdef int32_t _depth(Tree tree, int32_t node) noexcept nogil:
+    cdef int32_t depth = 0
+    while tree.parent[node] >= 0:
+        node = tree.parent[node]
+        depth += 1
+    return depth
