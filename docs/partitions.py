@@ -37,6 +37,7 @@ from river_forests import (  # noqa: E402
     MondrianForestClassifier,
     PurelyRandomForestClassifier,
     StreamPartitionForestClassifier,
+    XForestClassifier,
 )
 
 IMG = pathlib.Path(__file__).resolve().parent / "img"
@@ -180,6 +181,8 @@ def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxe
                 label += f" (k_n = {tree.cuts_scheduled})"
         if getattr(tree, "active_leaves", None) is not None:  # a tree with a bounded fringe
             label += f", {tree.active_leaves} in the fringe"
+        if getattr(tree, "batches", None) is not None:  # a tree grown by batches (XForest)
+            label += f", {tree.batches} batches"
         ax.set_title(label, fontsize=10)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
@@ -233,9 +236,23 @@ def stream_partition():
                            xlim=(-3.2, 3.2), ylim=(-3.2, 3.2), fringe=fringe)
 
 
+def xforest():
+    pictures = [
+        ({}, "xforest_partition.png",
+         "XForest on Bananas (learn_one buffers batches of 100): leaf cells of tree 0 (black) "
+         "over the forest's P(label True) (colour)"),
+        ({"n_swaps": 0}, "xforest_growth.png",
+         "Without replacements (n_swaps=0): tree 0 only grows, its first cuts never move"),
+    ]
+    for params, name, title in pictures:
+        partition_sequence(XForestClassifier(n_estimators=10, seed=1, **params),
+                           datasets.Bananas(), [100, 1000, 5300], IMG / name, title,
+                           xlim=(-3.2, 3.2), ylim=(-3.2, 3.2))
+
+
 #: one function per forest page
 FIGURES = {"mondrian": mondrian, "purely_random": purely_random,
-           "stream_partition": stream_partition}
+           "stream_partition": stream_partition, "xforest": xforest}
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ _OVERRIDES = {
         breadth first (all false roots one level, then the next), so when a tree reaches the
         cap its last nodes are spread over the batch's leaves; a tree at the cap stops
         splitting, and its leaves keep counting the samples that reach them. Replacements
-        bring fresh trees. A node costs 24 bytes plus 8 per class (rounded up to a power of
+        bring fresh trees. A node costs 36 bytes plus 8 per class (rounded up to a power of
         two) in memory.""",
     "smoothing": _SHARED_DOC["smoothing"].replace(
         "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
