@@ -354,11 +354,15 @@ class BaseForest(base.Estimator, abc.ABC):
     def _learn_batch(self, X: pd.DataFrame, y) -> None:
         values, names = self._frame(X)
         ys = self._targets(X, y)
-        if len(values) >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1:
-            self._core.learn_batch(values, names, ys, executor=_executor(), n_tasks=_WORKERS,
-                                   after=self._after_batch)
-        else:
-            self._core.learn_batch(values, names, ys, after=self._after_batch)
+        self._core.learn_batch(values, names, ys, after=self._after_batch,
+                               **self._threads(len(values)))
+
+    def _threads(self, n_rows: int) -> dict:
+        """How a batch of `n_rows` rows is learned: its trees shared out among the process's
+        thread pool when it is worth it, else in the calling thread."""
+        if n_rows >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1:
+            return {"executor": _executor(), "n_tasks": _WORKERS}
+        return {}
 
     def _predict_batch(self, X: pd.DataFrame) -> tuple[np.ndarray, list]:
         """The aggregated predictions of X's rows and the labels of their columns."""

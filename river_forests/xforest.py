@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ._core._xforest import XTree
-from ._forest import (_SHARED_DOC, _WORKERS, PARALLEL_MIN_ROWS, ForestClassifier, _executor,
-                      check_float, check_int, forest_doc)
+from ._forest import _SHARED_DOC, ForestClassifier, check_float, check_int, forest_doc
 
 __all__ = ["XForestClassifier"]
 
@@ -218,18 +217,13 @@ class XForestClassifier(ForestClassifier):
         for i in np.argsort(accuracy, kind="stable")[: self.n_swaps]:
             core._replace_tree(int(i), self._tree_factory, rows, targets)
 
-    def _threads(self) -> dict:
-        if self.batch_size >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1:
-            return {"executor": _executor(), "n_tasks": _WORKERS}
-        return {}
-
     def learn_one(self, x: dict, y) -> None:
         """Buffer the sample; every ``batch_size`` samples, learn them as one batch."""
-        self._core.learn_one(x, y, after=self._after_batch, **self._threads())
+        self._core.learn_one(x, y, after=self._after_batch, **self._threads(self.batch_size))
 
     def flush(self) -> None:
         """Learn the rows ``learn_one`` buffered now, as one (shorter) batch."""
-        self._core.flush(after=self._after_batch, **self._threads())
+        self._core.flush(after=self._after_batch, **self._threads(self.batch_size))
 
     @property
     def n_pending(self) -> int:
