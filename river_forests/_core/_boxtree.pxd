@@ -1,9 +1,11 @@
-# What the Mondrian and purely random trees share, written once: the box of the data each
-# node has seen (float32, relative to a per-feature origin, in _box.pxd's outward rounding),
-# the per-feature scale of the root box, and a split rate per node with a top-down draw of a
-# leaf at those rates. Not a tree kind: a kind derives from it and says what a leaf's rate
-# is (`leaf_rate`: its linear dimension for Mondrian, 1 for a cuttable leaf of the purely
-# random tree).
+# What the Mondrian, purely random and BSP trees share, written once: the box of the data
+# each node has seen (float32, relative to a per-feature origin, in _box.pxd's outward
+# rounding), the per-feature scale of the root box, and a split rate per node with a top-down
+# draw of a leaf at those rates, and the race of exponential clocks that grows a partition's
+# lifetime (Mondrian's ExtendMondrian, BSP's growing budget). Not a tree kind: a kind derives
+# from it and says what a leaf's rate is (`leaf_rate`: its linear dimension for Mondrian, 1
+# for a cuttable leaf of the purely random tree, half its projected hulls' perimeters for BSP)
+# and how it splits one (`split_leaf`).
 
 from libc.stdint cimport int32_t
 
@@ -29,6 +31,12 @@ cdef class BoxTree(Tree):
 
     cdef double rescale_factor  # rescale when a root range exceeds snapshot * rescale_factor
 
+    # --- the race of exponential clocks (a kind that uses it declares these in its table) ---
+    cdef double lifetime        # the budget the tree's partition has been grown to (Mondrian's
+                                # lifetime lambda, BSP's budget tau)
+    cdef double hazard          # the tree's exponential clock: integrated split rate left
+                                # before the next split from lifetime growth (an Exp(1) draw)
+
     # boxes
     cdef void shift(self, const double* x) noexcept nogil
     cdef void stretch(self, int32_t node) noexcept nogil
@@ -40,3 +48,5 @@ cdef class BoxTree(Tree):
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
     cdef int recompute_rates(self) except -1 nogil
     cdef int32_t pick_leaf(self) noexcept nogil
+    cdef int grow_lifetime(self, double new_lifetime) except -1 nogil
+    cdef int split_leaf(self, int32_t node, double time) except -1 nogil

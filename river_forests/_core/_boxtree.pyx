@@ -12,7 +12,7 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 from ._box cimport bracket, padded, stretch_box
-from ._random cimport rng_uniform
+from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT, SCALAR_F64, Tree)
 
 
@@ -178,3 +178,41 @@ cdef class BoxTree(Tree):
                 return -1
             j = self.left[j] if rng_uniform(&self.rng) * (rl + rr) < rl else self.right[j]
         return j
+
+    # ---------------------------------------------------------------- the clocks
+
+    cdef int grow_lifetime(self, double new_lifetime) except -1 nogil:
+        """Grow the partition from `lifetime` to `new_lifetime` with one exponential clock for
+        the tree: the leaves split at their rates, a race the clock runs on their sum (kept at
+        the root of `rate`); when it rings, the leaf is drawn top-down (`pick_leaf`) and split
+        at that time (`split_leaf`). Stops at the node cap."""
+        cdef double total, budget, t
+        cdef int32_t j
+        cdef int retries = 0
+        while True:
+            total = self.rate[self.root]
+            if total <= 1e-300 or not self.can_add(2):
+                break
+            budget = total * (new_lifetime - self.lifetime)
+            if self.hazard > budget:
+                self.hazard -= budget
+                break
+            t = self.lifetime + self.hazard / total
+            j = self.pick_leaf()
+            if j < 0 or self.leaf_rate(j) <= 0.0:
+                # rounding drift in the summed rates: rebuild them once, then go on
+                self.recompute_rates()
+                retries += 1
+                if retries > 2:
+                    break
+                continue
+            self.split_leaf(j, t)
+            self.lifetime = t
+            self.hazard = rng_exponential(&self.rng, 1.0)
+        self.lifetime = new_lifetime
+        return 0
+
+    cdef int split_leaf(self, int32_t node, double time) except -1 nogil:
+        """The kind's split of leaf `node` at `time` (its rate rang)."""
+        with gil:
+            raise NotImplementedError

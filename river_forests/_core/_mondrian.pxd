@@ -13,15 +13,10 @@ cdef class MondrianTree(BoxTree):
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `fixed_lifetime` (False)
-    cdef double lifetime        # current lifetime lambda (0 during the warm-up)
     cdef double fixed_lifetime  # the lifetime of a fixed-lifetime tree
     cdef int32_t warmup         # samples that only build the root box before the first split
     cdef double lifetime_scale  # consistent schedule: lambda_n = lifetime_scale * n^(1/(d+2))
-    cdef double hazard          # the tree's exponential clock: integrated split rate left
-                                # before the next lifetime-growth split (an Exp(1) draw)
 
-    cdef int grow_lifetime(self, double new_lifetime) except -1 nogil
-    cdef int split_leaf(self, int32_t node, double time) except -1 nogil
     cdef int split_above(self, int32_t node, const double* x, const double* xs, double time,
                          double total, double y, double w) except -1 nogil
     cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil

@@ -70,34 +70,7 @@ cdef class MondrianTree(BoxTree):
         return self.leaf_size(node)
 
     # ---------------------------------------------------------------- lifetime growth
-
-    cdef int grow_lifetime(self, double new_lifetime) except -1 nogil:
-        """ExtendMondrian(lifetime -> new_lifetime) with one exponential clock for the tree."""
-        cdef double total, budget, t
-        cdef int32_t j
-        cdef int retries = 0
-        while True:
-            total = self.rate[self.root]
-            if total <= 1e-300 or not self.can_add(2):
-                break
-            budget = total * (new_lifetime - self.lifetime)
-            if self.hazard > budget:
-                self.hazard -= budget
-                break
-            t = self.lifetime + self.hazard / total
-            j = self.pick_leaf()
-            if j < 0 or self.leaf_size(j) <= 0.0:
-                # rounding drift in the summed rates: rebuild them once, then go on
-                self.recompute_rates()
-                retries += 1
-                if retries > 2:
-                    break
-                continue
-            self.split_leaf(j, t)
-            self.lifetime = t
-            self.hazard = rng_exponential(&self.rng, 1.0)
-        self.lifetime = new_lifetime
-        return 0
+    # (ExtendMondrian: `BoxTree.grow_lifetime`'s clock over the leaves' linear dimensions)
 
     cdef int split_leaf(self, int32_t node, double time) except -1 nogil:
         """Split a leaf inside its box at `time`; its two children have seen no data yet."""
