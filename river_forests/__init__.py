@@ -1,11 +1,14 @@
 """Consistent online random forests for river, with Cython-compiled trees."""
 
+from .bsp import BSPForestClassifier, BSPForestRegressor
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor
 from .stream_partition import StreamPartitionForestClassifier
 from .xforest import XForestClassifier
 
 __all__ = [
+    "BSPForestClassifier",
+    "BSPForestRegressor",
     "MondrianForestClassifier",
     "MondrianForestRegressor",
     "PurelyRandomForestClassifier",

@@ -133,19 +133,28 @@ def uniform_stream(n, d, seed=0, label=None):
 
 def route(state, x, start=None):
     """The root-to-leaf path of `x` (a sequence in registry-column order) read from a tree's
-    state arrays (from node `start` if given): the axis router, x[feature] <= threshold goes
-    left, a missing value to the child of larger weight (the left one on a tie). Empty for
-    an empty tree."""
+    state arrays (from node `start` if given), by the router its state names: the axis one,
+    x[feature] <= threshold goes left, or the oblique one, coef_a x[feature] + coef_b
+    x[feature_b] <= threshold goes left; a missing value goes to the child of larger weight
+    (the left one on a tie). Empty for an empty tree."""
     j = state["root"] if start is None else start
     if j < 0:
         return []
+    oblique = state.get("split") == "oblique"
     path = [j]
     while state["left"][j] >= 0:
-        v = x[state["feature"][j]]
         l, r = state["left"][j], state["right"][j]
-        if v != v:
+        if oblique:
+            va, vb = x[state["feature"][j]], x[state["feature_b"][j]]
+            missing = va != va or vb != vb
+            left = not missing and state["coef_a"][j] * va + state["coef_b"][j] * vb <= state["threshold"][j]
+        else:
+            v = x[state["feature"][j]]
+            missing = v != v
+            left = not missing and v <= state["threshold"][j]
+        if missing:
             j = l if state["weight"][l] >= state["weight"][r] else r
         else:
-            j = l if v <= state["threshold"][j] else r
+            j = l if left else r
         path.append(j)
     return path
