@@ -70,6 +70,8 @@ cdef class BSPTree(BoxTree):
     cdef bint holds(self, int32_t node, const double* xs) noexcept nogil
     cdef int32_t extended(self, int32_t node, const double* xs, double* block, double* delta,
                           double* rate, bint* grown) except -1 nogil
+    cdef int32_t pick_pair(self, const double* src, const double* weight, double total,
+                           const double** verts, int32_t* nv) noexcept nogil
     cdef int take_points(self, int32_t node, const double* pts, const double* tg, int32_t n,
                          double seen) except -1 nogil
     cdef int cut_not_crossing(self, int32_t node, const double* x, const double* xs,

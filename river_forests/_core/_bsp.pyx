@@ -460,6 +460,26 @@ cdef class BSPTree(BoxTree):
 
     # ---------------------------------------------------------------- cuts
 
+    cdef int32_t pick_pair(self, const double* src, const double* weight, double total,
+                           const double** verts, int32_t* nv) noexcept nogil:
+        """A pair drawn in proportion to `weight` (one number per pair, `total` their sum),
+        with its hull in the node's block `src` (verts[0], nv[0] vertices). The last pair of
+        positive weight if rounding runs past the end; -1 if none has any."""
+        cdef double u = rng_uniform(&self.rng) * total, acc = 0.0
+        cdef size_t pos = 0
+        cdef int32_t p, m, picked = -1
+        for p in range(self.n_pairs):
+            m = <int32_t>src[pos]
+            if weight[p] > 0.0:
+                picked = p
+                verts[0] = src + pos + 1
+                nv[0] = m
+                acc += weight[p]
+                if u < acc:
+                    break
+            pos += 1 + 2 * <size_t>m
+        return picked
+
     cdef int split_leaf(self, int32_t node, double time) except -1 nogil:
         """Cut leaf `node` at `time` (HullCut, one level): a pair in proportion to its
         perimeter, a line meeting its hull from the line measure; the kept points go to the
@@ -471,7 +491,7 @@ cdef class BSPTree(BoxTree):
         cdef double* sides
         cdef size_t fc = self.feature_capacity, pos = 0
         cdef int32_t p, m, a = -1, b = -1, n, i, j, l, r, nl, side, nv = 0
-        cdef double total = 0.0, u, acc, ca, cb, off, thr, va, vb, seen, t
+        cdef double total = 0.0, ca, cb, off, thr, va, vb, seen, t
         cdef const double* verts = NULL
         for p in range(self.n_pairs):
             m = <int32_t>src[pos]
@@ -481,20 +501,9 @@ cdef class BSPTree(BoxTree):
             pos += 1 + 2 * <size_t>m
         if total <= 0.0:
             return 0
-        u = rng_uniform(&self.rng) * total
-        acc = 0.0
-        pos = 0
-        for p in range(self.n_pairs):
-            m = <int32_t>src[pos]
-            if per[p] > 0.0:
-                a = self.pair_a[p]
-                b = self.pair_b[p]
-                verts = src + pos + 1
-                nv = m
-                acc += per[p]
-                if u < acc:
-                    break
-            pos += 1 + 2 * <size_t>m
+        p = self.pick_pair(src, per, total, &verts, &nv)
+        a = self.pair_a[p]
+        b = self.pair_b[p]
         if line_hitting(verts, nv, self.scale[a], self.scale[b], self.region(4), &self.rng,
                         &ca, &cb, &off) != 0:
             return 0
@@ -584,23 +593,15 @@ cdef class BSPTree(BoxTree):
         cdef size_t pos = 0, at, fc = self.feature_capacity
         cdef size_t rj, rp
         cdef int32_t p, m, a = -1, b = -1, nv = 0, q, s
-        cdef double u, acc = 0.0, ca, cb, off, thr, total = 0.0
+        cdef double ca, cb, off, thr, total = 0.0
         cdef const double* verts = NULL
         cdef double* one = self.region(1)
         for p in range(self.n_pairs):
             total += delta[p]
-        u = rng_uniform(&self.rng) * total
-        for p in range(self.n_pairs):
-            m = <int32_t>src[pos]
-            if delta[p] > 0.0:
-                a = self.pair_a[p]
-                b = self.pair_b[p]
-                verts = src + pos + 1
-                nv = m
-                acc += delta[p]
-                if u < acc:
-                    break
-            pos += 1 + 2 * <size_t>m
+        p = self.pick_pair(src, delta, total, &verts, &nv)
+        if p >= 0:
+            a = self.pair_a[p]
+            b = self.pair_b[p]
         if a < 0 or line_separating(verts, nv, xs[a], xs[b], self.scale[a], self.scale[b],
                                     self.region(4), &self.rng, &ca, &cb, &off) != 0:
             return -1
