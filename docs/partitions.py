@@ -5,21 +5,32 @@
 
 `plot_partition(ax, model, ...)` draws the leaf cells of one tree of a trained forest over the
 forest's decision surface. It only needs what every compiled tree exposes through
-``tree.arrays()`` (``root``, ``left``, ``right``, ``feature``, ``threshold`` and ``split``, the
-kind of cut the tree makes) and the forest's ``predict_proba_many``, so the pages of later
-forests can reuse it: add their picture to `FIGURES` below. The cells are drawn according to
-the tree's ``split`` kind (`CELLS`): ``"axis"`` trees (Mondrian, purely random, stream
-partitioning) cut one feature at a threshold, so their cells are rectangles; a kind with no
-entry there (BSP's ``"oblique"`` cuts, say) raises `NotImplementedError` instead of being
-drawn as if its cuts were axis-aligned. If the tree also keeps the box of the data each node
-has seen (``lower`` and ``upper``, as the Mondrian and uniform purely random trees do),
-``boxes=True`` draws those boxes too; if it keeps a bounded fringe of leaves collecting split
-statistics (``slot``, a leaf's fringe slot or -1, as the stream-partitioning tree does),
-``fringe=True`` outlines the fringe's leaves.
+``tree.arrays()`` (``root``, ``left``, ``right``, the cut of each interior node and ``split``,
+the kind of cut the tree makes) and the forest's ``predict_proba_many``, so the pages of later
+forests can reuse it: add their picture to `FIGURES` below.
+
+One routine draws every kind of tree. A cut is read as a half-plane of the two plotted
+features, ``a * u + b * v <= c`` for the left child (`CUTS`, by the tree state's ``split``
+kind): an ``"axis"`` cut (Mondrian, purely random, stream partitioning, XForest) on feature
+f at threshold t is ``u <= t`` or ``v <= t``; an ``"oblique"`` cut (BSP), ``coef_a *
+x[feature] + coef_b * x[feature_b] <= threshold``, is that line itself. Each node's cell is
+its parent's cell clipped by the half-plane of the parent's cut (Sutherland-Hodgman, from the
+plot window), so a leaf's cell is a convex polygon and a cut is drawn only inside its parent's
+cell. A cut on a feature that is not plotted leaves both children the whole parent cell. A
+kind with no entry in `CUTS` raises `NotImplementedError` instead of being drawn wrongly.
+
+``boxes=True`` also draws the region of the data each leaf has seen, dashed (`REGIONS`, by
+kind): the box (``lower`` and ``upper``) of a Mondrian or uniform purely random tree, the
+convex hull on the plotted pair of a BSP tree (``tree.hull(node, pair)``), as in fan2020's
+figure 2. If the tree keeps a bounded fringe of leaves collecting split statistics (``slot``,
+a leaf's fringe slot or -1, as the stream-partitioning tree does), ``fringe=True`` outlines
+the fringe's leaves. A picture whose background varies finely (an oblique tree's) is saved
+with a 256-colour palette (`save`), to stay as small as the others.
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import pathlib
 
@@ -30,10 +41,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.patches import Polygon  # noqa: E402
 from river import datasets  # noqa: E402
 
 from river_forests import (  # noqa: E402
+    BSPForestClassifier,
     MondrianForestClassifier,
     PurelyRandomForestClassifier,
     StreamPartitionForestClassifier,
@@ -48,55 +60,107 @@ def split_kind(state):
     return state.get("split", "axis")
 
 
-def _axis_cells(state, cols, xlim, ylim):
-    """Leaf rectangles of a tree whose nodes cut one feature at a threshold (x <= t: left)."""
+def _axis_cut(state, node, cols):
+    """The left half-plane ``(a, b, c)``, a*u + b*v <= c in the plotted features (u, v), of an
+    axis-aligned cut (x[feature] <= threshold: left); None for a feature not plotted."""
+    f, t = state["feature"][node], state["threshold"][node]
+    if f == cols[0]:
+        return 1.0, 0.0, t
+    if f == cols[1]:
+        return 0.0, 1.0, t
+    return None
+
+
+def _oblique_cut(state, node, cols):
+    """The left half-plane of an oblique cut, coef_a * x[feature] + coef_b * x[feature_b] <=
+    threshold (`_core/_oblique.pxd`); None for a cut in a pair that is not the plotted one."""
+    fa, fb = state["feature"][node], state["feature_b"][node]
+    ca, cb, t = state["coef_a"][node], state["coef_b"][node], state["threshold"][node]
+    if (fa, fb) == (cols[0], cols[1]):
+        return ca, cb, t
+    if (fa, fb) == (cols[1], cols[0]):
+        return cb, ca, t
+    return None
+
+
+#: the half-plane of a node's cut, by the tree state's ``"split"`` kind (`split_kind`)
+CUTS = {"axis": _axis_cut, "oblique": _oblique_cut}
+
+
+def clip(polygon, a, b, c):
+    """Sutherland-Hodgman: the part of the convex `polygon` ((m, 2) array, m may be 0) where
+    a*u + b*v <= c."""
+    out = []
+    m = len(polygon)
+    for k in range(m):
+        p, q = polygon[k], polygon[(k + 1) % m]
+        sp, sq = a * p[0] + b * p[1] - c, a * q[0] + b * q[1] - c
+        if sp <= 0:
+            out.append(p)
+        if (sp < 0 < sq) or (sq < 0 < sp):  # the edge crosses the line
+            out.append(p + (q - p) * (sp / (sp - sq)))
+    return np.asarray(out, dtype=float).reshape(-1, 2)
+
+
+def _area(polygon):
+    u, v = polygon[:, 0], polygon[:, 1]
+    return 0.5 * abs(np.dot(u, np.roll(v, -1)) - np.dot(v, np.roll(u, -1)))
+
+
+def cells_of_state(state, cols, xlim, ylim):
+    """The leaf cells of a tree state, ``(node, polygon)`` with polygon an (m, 2) array of
+    vertices: the plot window clipped recursively by the half-plane of each cut on the path,
+    whatever the kind of cut (`CUTS`). Cells of zero area (outside the window) are dropped."""
+    kind = split_kind(state)
+    if kind not in CUTS:
+        raise NotImplementedError(
+            f"cannot draw the cells of a tree with {kind!r} splits: docs/partitions.py draws "
+            f"{', '.join(map(repr, CUTS))} splits only; add the half-plane of its cut to CUTS"
+        )
+    cut = CUTS[kind]
     left, right = state["left"], state["right"]
-    feature, threshold = state["feature"], state["threshold"]
     cells = []
     if state["root"] < 0:
         return cells
-    stack = [(state["root"], xlim[0], xlim[1], ylim[0], ylim[1])]
+    window = np.array([[xlim[0], ylim[0]], [xlim[1], ylim[0]], [xlim[1], ylim[1]],
+                       [xlim[0], ylim[1]]], dtype=float)
+    stack = [(state["root"], window)]
     while stack:
-        node, x0, x1, y0, y1 = stack.pop()
+        node, cell = stack.pop()
+        if len(cell) < 3 or _area(cell) <= 0.0:
+            continue  # the node's cell lies outside the window
         if left[node] < 0:
-            cells.append((node, x0, x1, y0, y1))
+            cells.append((node, cell))
             continue
-        f, t = feature[node], threshold[node]
-        if f == cols[0]:
-            stack.append((left[node], x0, min(x1, t), y0, y1))
-            stack.append((right[node], max(x0, t), x1, y0, y1))
-        elif f == cols[1]:
-            stack.append((left[node], x0, x1, y0, min(y1, t)))
-            stack.append((right[node], x0, x1, max(y0, t), y1))
-        else:  # a split on a feature that is not drawn: both sides cover the window
-            stack.append((left[node], x0, x1, y0, y1))
-            stack.append((right[node], x0, x1, y0, y1))
-    return [c for c in cells if c[1] < c[2] and c[3] < c[4]]
+        half = cut(state, node, cols)
+        if half is None:  # a cut on a feature (pair) that is not drawn: both sides cover it
+            stack.append((left[node], cell))
+            stack.append((right[node], cell))
+            continue
+        a, b, c = half
+        stack.append((left[node], clip(cell, a, b, c)))
+        stack.append((right[node], clip(cell, -a, -b, -c)))
+    return cells
 
 
-#: how to cut the window into leaf cells, by the tree state's ``"split"`` kind; a new kind of
-#: cut (BSP's ``"oblique"``) needs its own entry, and polygons rather than rectangles
-CELLS = {"axis": _axis_cells}
+def _columns(model, features):
+    names = list(model._core.features.names)
+    features = list(features or names[:2])
+    return features, [names.index(f) for f in features]
 
 
 def leaf_cells(model, xlim, ylim, features=None, tree=0):
-    """The leaves of one tree as rectangles ``(node, x0, x1, y0, y1)`` clipped to the window.
+    """The leaves of one tree as convex polygons ``(node, polygon)`` clipped to the window.
 
     `features` names the two plotted features (default: the first two the model registered).
-    Raises `NotImplementedError` for a tree whose ``split`` kind `CELLS` cannot draw.
+    Raises `NotImplementedError` for a tree whose ``split`` kind `CUTS` cannot draw.
     """
-    names = list(model._core.features.names)
-    features = list(features or names[:2])
-    cols = [names.index(f) for f in features]
+    _, cols = _columns(model, features)
     state = model.trees[tree].arrays()
-    kind = split_kind(state)
-    if kind not in CELLS:
-        raise NotImplementedError(
-            f"cannot draw the cells of a tree with {kind!r} splits "
-            f"({type(model.trees[tree]).__name__}): docs/partitions.py draws "
-            f"{', '.join(map(repr, CELLS))} splits only; add a drawer to CELLS"
-        )
-    return CELLS[kind](state, cols, xlim, ylim)
+    try:
+        return cells_of_state(state, cols, xlim, ylim)
+    except NotImplementedError as e:
+        raise NotImplementedError(f"{type(model.trees[tree]).__name__}: {e}") from None
 
 
 def _box_slots(state, cols):
@@ -108,22 +172,69 @@ def _box_slots(state, cols):
     return [columns.index(c) for c in cols]
 
 
+def _axis_region(tree, state, node, cols):
+    """The box of the data leaf `node` has seen, as a rectangle polygon (None if the tree
+    keeps no boxes, or none on the plotted features, or the leaf has seen nothing)."""
+    # a scale-invariant purely random tree cuts at ranks and keeps no boxes (they stay empty)
+    if "lower" not in state or state.get("scale_invariant", False):
+        return None
+    slots = _box_slots(state, cols)
+    if slots is None:
+        return None
+    lo, hi = state["lower"][node, slots], state["upper"][node, slots]
+    if not np.all(lo <= hi):
+        return None
+    return np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
+
+
+def _oblique_region(tree, state, node, cols):
+    """The convex hull of the data leaf `node` has seen, on the plotted pair of features
+    (``tree.hull``: counter-clockwise vertices in the units of x; 1 or 2 of them for a leaf
+    of one point or of collinear points); None if the tree does not cut in that pair."""
+    columns = list(state["columns"])
+    for p, (sa, sb) in enumerate(tree.pair_slots()):
+        pair = (columns[sa], columns[sb])
+        if pair == (cols[0], cols[1]):
+            return tree.hull(node, p)
+        if pair == (cols[1], cols[0]):
+            return tree.hull(node, p)[:, ::-1]
+    return None
+
+
+#: the region of the data a leaf has seen, by the tree state's ``"split"`` kind
+REGIONS = {"axis": _axis_region, "oblique": _oblique_region}
+
+
+def _outline(ax, polygon, **style):
+    """Draw a closed polygon; a 2-vertex one (a hull of collinear points) as its segment."""
+    if len(polygon) >= 3:
+        ax.add_patch(Polygon(polygon, closed=True, fill=False, **style))
+    elif len(polygon) == 2:
+        ax.plot(polygon[:, 0], polygon[:, 1], color=style.get("ec"), lw=style.get("lw"),
+                ls=style.get("ls", "-"), zorder=style.get("zorder"))
+
+
 def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, boxes=False,
                    fringe=False, resolution=200, cmap="RdBu_r"):
     """Draw tree `tree`'s leaf cells over the forest's decision surface on `ax`.
 
-    The background is the forest's probability of its second label (its first for a
-    one-label model); `points` is an optional ``(X, y)`` pair of arrays to scatter. With
-    `fringe`, the leaves of a tree with a bounded fringe (a ``slot`` array) that are in the
-    fringe are outlined in green. Returns the number of leaves drawn.
+    The background is the forest's probability of its second label in sorted order (its
+    first for a one-label model), red where high, the colour of that label's points;
+    `points` is an optional ``(X, y)`` pair of arrays to scatter. The cells are convex
+    polygons whatever the kind of cut (`leaf_cells`). With `boxes`, the region of
+    the data each leaf has seen (its box, or its convex hull for a BSP tree: `REGIONS`) is
+    drawn dashed in green. With `fringe`, the leaves of a tree with a bounded fringe (a
+    ``slot`` array) that are in the fringe are outlined in green. Returns the number of
+    leaves drawn.
     """
-    names = list(model._core.features.names)
-    features = list(features or names[:2])
+    features, cols = _columns(model, features)
     cells = leaf_cells(model, xlim, ylim, features, tree)  # first: refuses a kind it cannot draw
     gx, gy = np.meshgrid(np.linspace(*xlim, resolution), np.linspace(*ylim, resolution))
     grid = pd.DataFrame({features[0]: gx.ravel(), features[1]: gy.ravel()})
     proba = model.predict_proba_many(grid)
-    column = proba.columns[1] if proba.shape[1] > 1 else proba.columns[0]
+    # the labels in the order of the points' colours (not of their arrival): blue to red
+    columns = sorted(proba.columns, key=repr)
+    column = columns[1] if len(columns) > 1 else columns[0]
     ax.imshow(proba[column].to_numpy().reshape(gx.shape), origin="lower", cmap=cmap,
               extent=(*xlim, *ylim), vmin=0.0, vmax=1.0, alpha=0.55, aspect="auto")
     if points is not None:
@@ -133,21 +244,20 @@ def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, bo
         for label, color in zip(labels, colors):
             mask = np.asarray([v == label for v in y])
             ax.scatter(X[mask, 0], X[mask, 1], s=3, color=color, edgecolors="none", alpha=0.8)
-    for _, x0, x1, y0, y1 in cells:
-        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=0.7, ec="black"))
-    state = model.trees[tree].arrays()
-    if fringe and "slot" in state:  # drawn over the black edges: a cell's four sides in green
-        for node, x0, x1, y0, y1 in cells:
+    for _, polygon in cells:
+        _outline(ax, polygon, lw=0.7, ec="black")
+    tree_obj = model.trees[tree]
+    state = tree_obj.arrays()
+    if fringe and "slot" in state:  # drawn over the black edges: the cell's sides in green
+        for node, polygon in cells:
             if state["slot"][node] >= 0:
-                ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, lw=1.4,
-                                       ec="#1a9641", zorder=3))
-    # a scale-invariant purely random tree cuts at ranks and keeps no boxes (they stay empty)
-    if boxes and "lower" in state and not state.get("scale_invariant", False):
-        slots = _box_slots(state, [names.index(f) for f in features])
-        for node, *_ in cells if slots is not None else ():
-            lo, hi = state["lower"][node, slots], state["upper"][node, slots]
-            if np.all(lo <= hi):
-                ax.add_patch(Rectangle(lo, *(hi - lo), fill=False, lw=0.7, ec="#2a9d2a", ls="--"))
+                _outline(ax, polygon, lw=1.4, ec="#1a9641", zorder=3)
+    region = REGIONS.get(split_kind(state))
+    if boxes and region is not None:
+        for node, _ in cells:
+            polygon = region(tree_obj, state, node, cols)
+            if polygon is not None:
+                _outline(ax, polygon, lw=0.7, ec="#2a9d2a", ls="--")
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     ax.set_xticks([])
@@ -155,8 +265,43 @@ def plot_partition(ax, model, xlim, ylim, features=None, tree=0, points=None, bo
     return len(cells)
 
 
+def describe(tree, n, leaves):
+    """A panel's title: the samples, the leaves and what the tree kind reports of its growth."""
+    label = f"n = {n:,}: {leaves} leaves"
+    lifetime = getattr(tree, "current_lifetime", None)
+    budget = getattr(tree, "current_budget", None)
+    if lifetime is not None:
+        label += f", lifetime {lifetime:.1f}"
+    if budget is not None:  # a BSP tree: its budget, and its cuts by mechanism
+        label += f", budget {budget:.2f}, {tree.cuts} + {tree.inserted} cuts"
+    elif getattr(tree, "cuts", None) is not None:
+        # a purely random tree: its cuts, and the schedule's k_n if ahead
+        label += f", {tree.cuts} cuts"
+        if tree.cuts_scheduled > tree.cuts:
+            label += f" (k_n = {tree.cuts_scheduled})"
+    if getattr(tree, "active_leaves", None) is not None:  # a tree with a bounded fringe
+        label += f", {tree.active_leaves} in the fringe"
+    if getattr(tree, "batches", None) is not None:  # a tree grown by batches (XForest)
+        label += f", {tree.batches} batches"
+    return label
+
+
+def save(fig, path, palette=False):
+    """Write `fig` as a PNG; with `palette`, as 256 colours (a third of the bytes of a picture
+    whose background varies as finely as an oblique tree's)."""
+    if not palette:
+        fig.savefig(path, dpi=110)
+        return
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
+    image = Image.open(buffer).convert("RGB")
+    image.quantize(colors=256, dither=Image.Dither.NONE).save(path, optimize=True)
+
+
 def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxes=False,
-                       fringe=False):
+                       fringe=False, palette=False):
     """Train `model` on `stream` and draw its partition at each checkpoint, in one row."""
     fig, axes = plt.subplots(1, len(checkpoints), figsize=(4.2 * len(checkpoints), 4.4))
     seen_x, seen_y, n = [], [], 0
@@ -167,26 +312,12 @@ def partition_sequence(model, stream, checkpoints, path, title, xlim, ylim, boxe
             seen_x.append(list(x.values()))
             seen_y.append(y)
         n = stop
-        tree = model.trees[0]
         leaves = plot_partition(ax, model, xlim, ylim, points=(np.asarray(seen_x), seen_y),
                                 boxes=boxes, fringe=fringe)
-        lifetime = getattr(tree, "current_lifetime", None)
-        cuts = getattr(tree, "cuts", None)
-        label = f"n = {n:,}: {leaves} leaves"
-        if lifetime is not None:
-            label += f", lifetime {lifetime:.1f}"
-        if cuts is not None:  # a purely random tree: its cuts, and the schedule's k_n if ahead
-            label += f", {cuts} cuts"
-            if tree.cuts_scheduled > cuts:
-                label += f" (k_n = {tree.cuts_scheduled})"
-        if getattr(tree, "active_leaves", None) is not None:  # a tree with a bounded fringe
-            label += f", {tree.active_leaves} in the fringe"
-        if getattr(tree, "batches", None) is not None:  # a tree grown by batches (XForest)
-            label += f", {tree.batches} batches"
-        ax.set_title(label, fontsize=10)
+        ax.set_title(describe(model.trees[0], n, leaves), fontsize=10)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path, palette)
     plt.close(fig)
     print(f"wrote {path}")
 
@@ -250,9 +381,28 @@ def xforest():
                            xlim=(-3.2, 3.2), ylim=(-3.2, 3.2))
 
 
+def bsp():
+    """fan2020's figure 2 on a stream: cut lines (solid, each inside its parent's cell), each
+    leaf's convex hull of its data (dashed), the points; then a stream whose range widens."""
+    partition_sequence(BSPForestClassifier(n_estimators=10, seed=1), datasets.Bananas(),
+                       [50, 500, 5300], IMG / "bsp_partition.png",
+                       "BSP forest on Bananas: leaf cells of tree 0 (black, oblique cuts), the "
+                       "convex hull of each leaf's data (green, dashed), the forest's "
+                       "P(label True) (colour)", xlim=(-3.2, 3.2), ylim=(-3.2, 3.2),
+                       boxes=True, palette=True)
+    # the same samples from the centre outwards: each new point lies outside the hulls of
+    # the nodes above it, the case of GenCutNotCross (a cut inserted above a node)
+    widening = sorted(datasets.Bananas(), key=lambda xy: np.hypot(*xy[0].values()))
+    partition_sequence(BSPForestClassifier(n_estimators=10, seed=1), widening,
+                       [500, 2000, 5300], IMG / "bsp_widening.png",
+                       "The same samples from the centre outwards: cuts inserted above the "
+                       "nodes whose hulls the new points leave (the second count)",
+                       xlim=(-3.2, 3.2), ylim=(-3.2, 3.2), boxes=True, palette=True)
+
+
 #: one function per forest page
 FIGURES = {"mondrian": mondrian, "purely_random": purely_random,
-           "stream_partition": stream_partition, "xforest": xforest}
+           "stream_partition": stream_partition, "xforest": xforest, "bsp": bsp}
 
 
 if __name__ == "__main__":

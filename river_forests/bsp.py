@@ -1,4 +1,4 @@
-"""Online BSP forests with oblique cuts (Fan, Li, Xu, Sisson & Wang, IJCAI 2020)."""
+"""Online BSP forests with oblique cuts (Fan, Li & Sisson, AISTATS 2020)."""
 
 from __future__ import annotations
 
@@ -58,9 +58,9 @@ _PARAMS_DOC = """
     max_pairs
         Pairs of features a tree cuts in: all of them while the tree has few enough features
         (16 pairs: up to 6 features), else a uniform sample of that many pairs per tree (each
-        tree its own). 8 pairs lost 4 points on ImageSegments (19 features). A node keeps one 2-D hull per pair, so time and memory per node grow
+        tree its own). A node keeps one 2-D hull per pair, so time and memory per node grow
         with it; the paper's cost grows like d^2 with every pair (it reduced its datasets to
-        4 principal components).
+        4 principal components). 8 pairs lost 4 points on ImageSegments (18 features).
     max_hull_vertices
         Vertices of a stored 2-D hull (>= 4). A hull with more is replaced by the smallest
         enclosing polygon of that many vertices found by dropping edges (a superset: it still
@@ -106,8 +106,8 @@ _ALGO_DOC = """
 _REFERENCE = """
     References
     ----------
-    X. Fan, B. Li, L. Xu, S. A. Sisson, Y. Wang. Online Binary Space Partitioning Forests.
-    AISTATS 2020.
+    X. Fan, B. Li, S. A. Sisson. Online Binary Space Partitioning Forests. AISTATS 2020,
+    PMLR 108.
 """
 
 
