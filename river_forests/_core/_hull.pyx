@@ -285,18 +285,22 @@ cdef int _draw(const double* z, int32_t m, bint separating, double qx, double qy
                 return -1
             target = rng_uniform(rng) * total
         for k in range(m):
+            p = (k + m - 1) % m
+            nx_ = (k + 1) % m
+            # outward normal of edge (a -> b) of a counter-clockwise polygon: (dy, -dx)
+            alpha = atan2(-(z[2 * k] - z[2 * p]), z[2 * k + 1] - z[2 * p + 1])
+            beta = atan2(-(z[2 * nx_] - z[2 * k]), z[2 * nx_ + 1] - z[2 * k + 1])
             if m == 1:
                 alpha = 0.0
                 ext = 2.0 * M_PI
+            elif m == 2:
+                ext = M_PI  # a segment: each end's cone is a half-turn
             else:
-                p = (k + m - 1) % m
-                nx_ = (k + 1) % m
-                # outward normal of edge (a -> b) of a counter-clockwise polygon: (dy, -dx)
-                alpha = atan2(-(z[2 * k] - z[2 * p]), z[2 * k + 1] - z[2 * p + 1])
-                beta = atan2(-(z[2 * nx_] - z[2 * k]), z[2 * nx_ + 1] - z[2 * k + 1])
+                # a convex vertex turns by less than a half-turn; a turn too small for atan2
+                # to see comes out as 0 or a hair below, never as a full turn
                 ext = _wrap(beta - alpha)
-                if ext <= 0.0:
-                    ext += 2.0 * M_PI
+                if ext < 0.0:
+                    ext = 0.0
             if separating:
                 rx = qx - z[2 * k]
                 ry = qy - z[2 * k + 1]
@@ -384,7 +388,9 @@ def contains(hull, point):
 
 
 def add_point(hull, point, double sx=1.0, double sy=1.0):
-    """(the hull with `point` added, the scaled perimeter increase), by `hull_add`."""
+    """(the hull with `point` added, the scaled perimeter increase), by `hull_add`: for a
+    point outside the hull (what the trees call it with); a point on an edge would stay as
+    a collinear vertex."""
     cdef double[::1] v = np.ascontiguousarray(hull, dtype=np.float64).reshape(-1)
     cdef int32_t m = <int32_t>(v.shape[0] // 2)
     cdef double[::1] out = np.empty(2 * m + 8)
