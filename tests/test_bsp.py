@@ -837,9 +837,10 @@ def test_pairs_are_a_uniform_sample_as_features_arrive():
 
 
 def test_at_max_nodes_points_are_dropped_and_memory_freezes():
-    """A tree that reaches max_nodes drops every kept point (stored all 0) on its next sample;
-    from then on its size (`__sizeof__`), nodes and hulls stay as they are, even for points
-    far outside every hull, while its counts go on learning."""
+    """A tree that reaches max_nodes drops every kept point (stored all 0) and every hull (they
+    serve only to cut) on its next sample, and shrinks; from then on its size (`__sizeof__`),
+    nodes and cuts stay as they are, even for points far outside the old hulls, while its
+    counts go on learning."""
     rng = np.random.default_rng(0)
     X = np.ascontiguousarray(rng.random((3000, 30)))
     y = (X[:, 0] > 0.5).astype(np.float64)
@@ -851,12 +852,14 @@ def test_at_max_nodes_points_are_dropped_and_memory_freezes():
         i += 1
         assert i < 3000, "the tree should reach its cap"
     assert tree.get_state()["stored"].sum() > 0
+    full = tree.__sizeof__()
     _one(tree, X[i], y[i])
     i += 1
     frozen = tree.get_state()
     size = tree.__sizeof__()
-    assert frozen["stored"].sum() == 0
+    assert frozen["stored"].sum() == 0 and len(frozen["hulls"]) == 0 and size < full
     assert all(len(tree.kept_points(j)[0]) == 0 for j in range(tree.node_count))
+    assert all(len(tree.hull(j, p)) == 0 for j in range(tree.node_count) for p in range(7))
     far = np.ascontiguousarray(rng.random((1000, 30)) * 4.0 - 1.5)
     tree.learn_rows(far, y[:1000].copy())
     after = tree.get_state()
