@@ -235,8 +235,9 @@ def plot(stream: dict, path: Path):
     plt.close(fig)
 
 
-def write_summary(out: Path, quick: bool, order: list[str]):
-    """results.csv and results.md from every <stream>.json present, in suite order."""
+def write_summary(out: Path, quick: bool, order: list[str], command: str | None = None):
+    """results.csv and results.md from every <stream>.json present, in suite order. `command`
+    is the command line that results.md names (default: the suite's own, with --quick)."""
     streams = [json.loads((out / f"{s}.json").read_text()) for s in order if (out / f"{s}.json").exists()]
     if not streams:
         return
@@ -245,7 +246,7 @@ def write_summary(out: Path, quick: bool, order: list[str]):
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    command = "python benchmarks/suite.py" + (" --quick" if quick else "")
+    command = command or "python benchmarks/suite.py" + (" --quick" if quick else "")
     lines = [
         f"# Benchmark suite{' (quick)' if quick else ''}",
         "",
@@ -358,11 +359,19 @@ def main(argv=None) -> int:
     parser.add_argument("--streams", nargs="+", choices=STATIONARY + DRIFTING + REGRESSION,
                         help="run only these streams")
     parser.add_argument("--force", action="store_true", help="recompute streams already recorded")
-    parser.add_argument("--out", type=Path, help="output folder (default benchmarks/results/suite[-quick])")
+    parser.add_argument("--out", type=Path, help="output folder (default benchmarks/results/suite[-quick]); "
+                        "its results.md names the command, with --streams and --out")
     args = parser.parse_args(argv)
     order = STATIONARY + DRIFTING + REGRESSION
     out = args.out or RESULTS / ("suite-quick" if args.quick else "suite")
     out.mkdir(parents=True, exist_ok=True)
+    command = None
+    if args.out:
+        # a folder of its own: results.md names the streams and folder it was run with
+        shown = args.out.resolve()
+        shown = shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown
+        command = ("python benchmarks/suite.py" + (" --quick" if args.quick else "")
+                   + (" --streams " + " ".join(args.streams) if args.streams else "") + f" --out {shown}")
     started = time.perf_counter()
     for name in args.streams or order:
         record = out / f"{name}.json"
@@ -372,8 +381,8 @@ def main(argv=None) -> int:
         stream = run_stream(name, args.quick)
         record.write_text(json.dumps(stream))
         plot(stream, out / f"{name}.png")
-        write_summary(out, args.quick, order)
-    write_summary(out, args.quick, order)
+        write_summary(out, args.quick, order, command)
+    write_summary(out, args.quick, order, command)
     print(f"done in {time.perf_counter() - started:.0f} s; see {out / 'results.md'}", file=sys.stderr)
     return 0
 
