@@ -10,6 +10,7 @@ forest shares, and their documentation (`shared_params_doc`), live here once.
 from __future__ import annotations
 
 import abc
+import collections
 import concurrent.futures
 import numbers
 import os
@@ -122,6 +123,26 @@ _SHARED_DOC = {
         ``river.preprocessing.FeatureHasher`` in front for an unbounded vocabulary. Memory is
         bounded by ``n_estimators * max_nodes`` node rows of at most ``features_per_tree``
         cells plus ``max_width`` names, whatever the length or the width of the stream.""",
+    "drift_detector": """
+    drift_detector
+        Drift adaptation, as river's ``ARFClassifier`` has it: a river drift detector
+        (``river.drift.ADWIN()``, ``PageHinkley()``, ...; a binary one such as
+        ``drift.binary.DDM()`` for a classifier) that each tree gets a fresh copy of. It
+        watches the tree's prequential error, each sample's loss before the tree learns it:
+        0/1 for a classifier, the absolute error of the tree's mean for a regressor. On a
+        drift (a rise of the error: a detector that tracks its window's mean, as ADWIN does,
+        also flags falls, which a learning tree's error makes and which are ignored) the
+        tree is replaced by its background tree (see ``warning_detector``) or by a
+        fresh one, seeded reproducibly from the forest's seed. None (default): the paper's
+        algorithm, no adaptation. ``drifts_per_tree`` and ``drift_log`` report what happened.
+        With a detector, ``learn_many`` learns its rows one at a time (each tree's error on a
+        row comes before it learns the row, and a replacement takes effect at once), as a
+        ``learn_one`` loop does.""",
+    "warning_detector": """
+    warning_detector
+        A second, more sensitive detector on the same error (None: none): on a warning the
+        tree starts a background tree of its kind, which learns alongside it from then on
+        and takes its place on a drift. Needs ``drift_detector``.""",
     "seed": """
     seed
         Random seed. The same seed on the same stream gives the same model, whatever the
@@ -171,6 +192,8 @@ class BaseForest(base.Estimator, abc.ABC):
         features_per_tree: int,
         max_width: int,
         seed: int | None,
+        drift_detector=None,
+        warning_detector=None,
     ):
         self.n_estimators = n_estimators
         self.max_nodes = max_nodes
@@ -204,11 +227,120 @@ class BaseForest(base.Estimator, abc.ABC):
             raise ValueError("subsample_decay needs subsampling='bernoulli' or 'poisson'")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise ValueError(f"seed must be None or an int, got {seed!r}")
+        self.drift_detector = drift_detector
+        self.warning_detector = warning_detector
+        for name, det in (("drift_detector", drift_detector), ("warning_detector", warning_detector)):
+            if det is None:
+                continue
+            binary = isinstance(det, base.BinaryDriftDetector)
+            if not (isinstance(det, base.DriftDetector) or binary):
+                raise ValueError(f"{name} must be None or a river drift detector (e.g. "
+                                 f"river.drift.ADWIN()), got {det!r}")
+            if binary and self._task != TASK_CLASSIFICATION:
+                raise ValueError(f"{name}: a binary detector ({type(det).__name__}) watches 0/1 "
+                                 "errors; a regressor's error is real, use e.g. drift.ADWIN()")
+        if warning_detector is not None and drift_detector is None:
+            raise ValueError("warning_detector needs a drift_detector: its background trees "
+                             "take a tree's place only on a drift")
         self._core = self._new_core()
+        self._reset_detectors()
+
+    # ------------------------------------------------------------------ drift adaptation
+
+    #: drift positions kept by `drift_log` (the most recent; memory stays bounded)
+    DRIFT_LOG = 1000
+
+    def _reset_detectors(self):
+        """A fresh copy of each detector for each tree, and empty reports."""
+        n = self.n_estimators
+        adaptive = self.drift_detector is not None
+        self._core.track = adaptive
+        self._drift_detectors = [self.drift_detector.clone() for _ in range(n)] if adaptive else None
+        self._warning_detectors = ([self.warning_detector.clone() for _ in range(n)]
+                                   if self.warning_detector is not None else None)
+        self._drifts = [0] * n
+        self._warnings = [0] * n
+        self._drift_log = collections.deque(maxlen=self.DRIFT_LOG)
+        self._n_watched = 0
+
+    def _watch(self, errors, locked: bool) -> None:
+        """Feed each tree's errors on the rows just learned (`ForestCore.last_errors`, one row
+        per sample in order) to its detectors; start background trees on warnings and replace
+        trees on drifts. `locked`: called from the after-batch step, under the core's lock."""
+        core = self._core
+        start = core._start_background if locked else core.start_background
+        swap = core._swap_in if locked else core.swap_in
+        drift_dets, warn_dets = self._drift_detectors, self._warning_detectors
+        for row in errors.tolist():
+            self._n_watched += 1
+            for i, e in enumerate(row):
+                if warn_dets is not None:
+                    w = warn_dets[i]
+                    before = getattr(w, "estimation", None)
+                    w.update(e)
+                    if w.drift_detected and _rising(w, before):
+                        start(i, self._tree_factory)
+                        warn_dets[i] = self.warning_detector.clone()
+                        self._warnings[i] += 1
+                d = drift_dets[i]
+                before = getattr(d, "estimation", None)
+                d.update(e)
+                if d.drift_detected and _rising(d, before):
+                    swap(i, self._tree_factory)
+                    drift_dets[i] = self.drift_detector.clone()
+                    if warn_dets is not None:
+                        warn_dets[i] = self.warning_detector.clone()
+                    self._drifts[i] += 1
+                    self._drift_log.append((self._n_watched, i))
+
+    def _after_watch(self, core, rows, targets) -> None:
+        """The after-batch step of a batch-native forest with detectors: its own step (XForest's
+        swaps), then the detectors on the batch's errors."""
+        if type(self)._after_batch is not None:
+            self._after_batch(core, rows, targets)
+        self._watch(core.last_errors, locked=True)
+
+    @property
+    def _after_step(self):
+        """What runs after each batch: the forest's own step, and the detectors' when a
+        batch-native forest adapts to drift."""
+        if self.drift_detector is not None and not self._learn_many_equals_learn_one:
+            return self._after_watch
+        return self._after_batch
+
+    @property
+    def drifts_per_tree(self) -> list:
+        """Drifts detected by each tree's detector so far (each one replaced the tree)."""
+        return list(self._drifts)
+
+    @property
+    def warnings_per_tree(self) -> list:
+        """Warnings detected by each tree's warning detector so far (each one started a
+        background tree)."""
+        return list(self._warnings)
+
+    @property
+    def drift_log(self) -> list:
+        """(sample, tree) of the last drifts detected (at most `DRIFT_LOG`): the sample's
+        position among the samples the detectors watched (1 for the first), and the tree
+        replaced."""
+        return list(self._drift_log)
+
+    def _learn_adaptive(self, x, y) -> None:
+        """learn_one with detectors: the core records each tree's error, then the detectors
+        see it (a batch-native forest's see whole batches, in its after-batch step)."""
+        if self._learn_many_equals_learn_one:
+            self._core.learn_one(x, y)
+            self._watch(self._core.last_errors, locked=False)
+        else:
+            self._core.learn_one(x, y, after=self._after_step, **self._threads(self._batch_size()))
 
     def __setstate__(self, state):
         # a model pickled before features_per_tree and max_width existed used every feature
         # and an unbounded registry: its trees were built that way
+        legacy_detectors = "drift_detector" not in state
+        state.setdefault("drift_detector", None)
+        state.setdefault("warning_detector", None)
         state.setdefault("features_per_tree", 2**31 - 1)
         state.setdefault("max_width", 2**31 - 1)
         state.setdefault("subsample_decay", 0.0)
@@ -222,6 +354,8 @@ class BaseForest(base.Estimator, abc.ABC):
         if self._core.master_seed is None:
             self._core._set_master_seed(
                 self.seed if self.seed is not None else random.SystemRandom().getrandbits(64))
+        if legacy_detectors:  # pickled before drift adaptation: none
+            self._reset_detectors()
 
     # ------------------------------------------------------------------ construction
 
@@ -354,7 +488,15 @@ class BaseForest(base.Estimator, abc.ABC):
     def _learn_batch(self, X: pd.DataFrame, y) -> None:
         values, names = self._frame(X)
         ys = self._targets(X, y)
-        self._core.learn_batch(values, names, ys, after=self._after_batch,
+        if self.drift_detector is not None and self._learn_many_equals_learn_one:
+            # row by row, as learn_one: a tree's error on a row comes before it learns the row,
+            # and a replacement acts from the next row on (the whole batch is checked first)
+            self._core.check_batch(values, names, ys)
+            for i in range(len(ys)):
+                self._core.learn_batch(values[i:i + 1], names, ys[i:i + 1])
+                self._watch(self._core.last_errors, locked=False)
+            return
+        self._core.learn_batch(values, names, ys, after=self._after_step,
                                **self._threads(len(values)))
 
     def _threads(self, n_rows: int) -> dict:
@@ -375,6 +517,16 @@ class BaseForest(base.Estimator, abc.ABC):
         on a batch, compiled, without a Python loop per row."""
         values, names = self._frame(X)
         return self._core.predict_trees_batch(values, names)
+
+
+def _rising(detector, before) -> bool:
+    """Whether a change a detector just flagged is the error rising. A detector that tracks
+    the mean of its window (ADWIN's `estimation`, the mean of what it keeps after dropping
+    the old part) flags falls too, and a tree's error falls as it learns: only a rise is a
+    drift to act on. A detector without `estimation` (one-sided ones: DDM, ...) is taken at
+    its word."""
+    after = getattr(detector, "estimation", None)
+    return before is None or after is None or after > before
 
 
 def _column(X: pd.DataFrame, j: int) -> np.ndarray:
@@ -411,12 +563,14 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
     _task = TASK_CLASSIFICATION
 
     def __init__(self, n_estimators, max_nodes, smoothing, aggregation, subsampling, subsample_rate,
-                 subsample_decay, features_per_tree, max_width, seed):
+                 subsample_decay, features_per_tree, max_width, seed, drift_detector=None,
+                 warning_detector=None):
         if aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be 'average' or 'vote', got {aggregation!r}")
         self.aggregation = aggregation
         super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed)
+                         subsample_decay, features_per_tree, max_width, seed, drift_detector,
+                         warning_detector)
 
     @property
     def _vote(self) -> bool:
@@ -427,6 +581,8 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
         return True
 
     def learn_one(self, x: dict, y: base.typing.ClfTarget) -> None:
+        if self.drift_detector is not None:
+            return self._learn_adaptive(x, y)
         self._core.learn_one(x, y)
 
     def predict_proba_one(self, x: dict, **kwargs) -> dict[base.typing.ClfTarget, float]:
@@ -455,6 +611,8 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
     _task = TASK_REGRESSION
 
     def learn_one(self, x: dict, y: base.typing.RegTarget) -> None:
+        if self.drift_detector is not None:
+            return self._learn_adaptive(x, y)
         self._core.learn_one(x, y)
 
     def predict_one(self, x: dict, with_dist: bool = False):

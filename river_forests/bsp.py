@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from river import base, drift
+
 from ._core._bsp import BSPTree
 from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_int, forest_doc
 
@@ -143,15 +145,21 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self._set_bsp(budget, budget_scale, max_pairs, max_hull_vertices, max_leaf_points)
         super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed)
+                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "budget": 2.0, "aggregation": "vote", "max_nodes": 31,
                "max_leaf_points": 0}
         yield {"n_estimators": 2, "subsampling": "poisson", "smoothing": 0.0, "max_pairs": 3}
@@ -193,15 +201,21 @@ class BSPForestRegressor(_BSPParams, ForestRegressor):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self._set_bsp(budget, budget_scale, max_pairs, max_hull_vertices, max_leaf_points)
         super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed)
+                         subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "budget": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
                "subsample_rate": 0.7}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3, "max_hull_vertices": 4}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from river import base, drift
+
 from ._core._mondrian import MondrianTree
 from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, forest_doc
 
@@ -111,15 +113,21 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self._set_mondrian(lifetime, lifetime_scale)
         super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed)
+                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "lifetime": 2.0, "aggregation": "vote", "max_nodes": 31}
         yield {"n_estimators": 2, "subsampling": "poisson", "smoothing": 0.0}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
@@ -174,15 +182,21 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self._set_mondrian(lifetime, lifetime_scale)
         super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed)
+                         subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "lifetime": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
                "subsample_rate": 0.7}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3}

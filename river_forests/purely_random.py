@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from river import base, drift
+
 from ._core._purely_random import PurelyRandomTree
 from ._forest import ForestClassifier, ForestRegressor, check_float, check_int, forest_doc
 
@@ -159,15 +161,21 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self._set_purely_random(cuts, cuts_scale, cuts_exponent, split, pool_size)
         super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed)
+                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "split": "scale_invariant", "aggregation": "vote", "max_nodes": 31,
                "seed": 2}
         yield {"n_estimators": 2, "cuts": 8, "subsampling": "bernoulli", "subsample_rate": 0.8,
@@ -216,15 +224,21 @@ class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self._set_purely_random(cuts, cuts_scale, cuts_exponent, split, pool_size)
         super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed)
+                         subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "split": "scale_invariant", "max_nodes": 31,
                "subsampling": "poisson", "subsample_decay": 0.5, "seed": 2}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from river import base, drift
+
 from ._core._stream_partition import StreamPartitionTree
 from ._forest import _SHARED_DOC, ForestClassifier, check_float, check_int, forest_doc
 
@@ -148,6 +150,8 @@ class StreamPartitionForestClassifier(ForestClassifier):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self.structure_fraction = structure_fraction
@@ -172,7 +176,8 @@ class StreamPartitionForestClassifier(ForestClassifier):
         check_float("beta", beta, 1.0)
         check_int("max_active_leaves", max_active_leaves, 1, 2**30)
         super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed)
+                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     def _tree_params(self):
         return dict(
@@ -199,6 +204,9 @@ class StreamPartitionForestClassifier(ForestClassifier):
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "alpha": 1.0, "beta": 2.0, "max_active_leaves": 2,
                "max_nodes": 31, "aggregation": "vote", "smoothing": 0.0, "seed": 2}
         yield {"n_estimators": 2, "candidate_features": 4.0, "subsampling": "poisson", "seed": 3}

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 import pandas as pd
+from river import base, drift
 
 from ._core._xforest import XTree
 from ._forest import _SHARED_DOC, ForestClassifier, check_float, check_int, forest_doc
@@ -149,6 +150,8 @@ class XForestClassifier(ForestClassifier):
         subsample_decay: float = 0.0,
         features_per_tree: int = 64,
         max_width: int = 100_000,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
         seed: int | None = None,
     ):
         self.max_features = max_features
@@ -178,7 +181,8 @@ class XForestClassifier(ForestClassifier):
         if not isinstance(bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
         super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed)
+                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
+                         drift_detector, warning_detector)
 
     def _tree_params(self):
         mf = self.max_features
@@ -219,11 +223,11 @@ class XForestClassifier(ForestClassifier):
 
     def learn_one(self, x: dict, y) -> None:
         """Buffer the sample; every ``batch_size`` samples, learn them as one batch."""
-        self._core.learn_one(x, y, after=self._after_batch, **self._threads(self.batch_size))
+        self._core.learn_one(x, y, after=self._after_step, **self._threads(self.batch_size))
 
     def flush(self) -> None:
         """Learn the rows ``learn_one`` buffered now, as one (shorter) batch."""
-        self._core.flush(after=self._after_batch, **self._threads(self.batch_size))
+        self._core.flush(after=self._after_step, **self._threads(self.batch_size))
 
     @property
     def n_pending(self) -> int:
@@ -243,6 +247,9 @@ class XForestClassifier(ForestClassifier):
     @classmethod
     def _unit_test_params(cls):
         yield {"n_estimators": 3, "batch_size": 10, "seed": 1}
+        # drift adaptation: a sensitive detector, so river's checks see trees replaced
+        yield {"n_estimators": 3, "batch_size": 10, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
+               "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "batch_size": 7, "max_features": None, "criterion": "entropy",
                "max_depth": 4, "max_nodes": 31, "aggregation": "vote", "seed": 2}
         yield {"n_estimators": 2, "batch_size": 5, "bootstrap": False, "max_features": 0.5,

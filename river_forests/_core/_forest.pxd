@@ -29,6 +29,14 @@ cdef class ForestCore:
     cdef list pending_rows                   # buffered rows (registry order, their width then)
     cdef list pending_targets                # their encoded targets
 
+    # --- drift adaptation (the forest's detectors watch what the core records) ---
+    cdef readonly list background            # per tree: a background tree learning alongside
+                                             # it since a warning (None: none)
+    cdef readonly long long n_background     # background trees started (seeds the next one)
+    cdef public bint track                   # record each tree's prequential error
+    cdef readonly object last_errors         # (n_rows, n_trees): each tree's error on the rows
+                                             # of the last learn call, before it learned them
+
     cdef double _target(self, object y) except? -1.0
     cdef object _encode_targets(self, list ys)
     cdef int _register_labels(self, list ys) except -1
@@ -38,6 +46,7 @@ cdef class ForestCore:
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
+    cdef object _tree_errors(self, const double[:, ::1] X, const double[::1] y)
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
                                object after) except -1

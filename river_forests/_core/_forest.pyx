@@ -72,6 +72,10 @@ cdef class ForestCore:
         self.batch_size = batch_size
         self.pending_rows = []
         self.pending_targets = []
+        self.background = [None] * len(trees)
+        self.n_background = 0
+        self.track = False
+        self.last_errors = None
 
     def __dealloc__(self):
         free_lock(self.lock)
@@ -113,7 +117,10 @@ cdef class ForestCore:
                 "n_batches": self.n_batches, "batch_size": self.batch_size,
                 "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
                 "pending_rows": [r.copy() for r in self.pending_rows],
-                "pending_targets": list(self.pending_targets)}
+                "pending_targets": list(self.pending_targets),
+                "background": [None if b is None else (type(b), (<Tree>b).get_state())
+                               for b in self.background],
+                "n_background": self.n_background, "track": self.track}
 
     def _set_master_seed(self, object seed):
         """Set the master seed (None: not known yet, for a core pickled before it existed; the
@@ -129,6 +136,11 @@ cdef class ForestCore:
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
         self.pending_rows = list(state["pending_rows"])
         self.pending_targets = list(state["pending_targets"])
+        # drift adaptation (absent from a core pickled before it existed)
+        self.background = [None if b is None else _rebuild_tree(*b)
+                           for b in state.get("background", [None] * len(self.trees))]
+        self.n_background = state.get("n_background", 0)
+        self.track = state.get("track", False)
 
     # ------------------------------------------------------------------ the forest protocol
     # The underscore methods below assume the lock is held: they are for the `after` step a
@@ -157,6 +169,41 @@ cdef class ForestCore:
         self.n_replaced += 1
         self.trees[i] = tree
         return tree
+
+    def _start_background(self, Py_ssize_t i, object make_tree):
+        """Start a background tree for tree `i` (replacing one it had): `make_tree(seed)`,
+        seeded as the forest's next background tree (`tree_seed(master_seed, -2 - k)` for the
+        k-th: apart from the trees' and replacements' seeds). It learns from the next sample
+        on, alongside tree `i`, and takes its place on a drift (`_swap_in`)."""
+        self.background[i] = make_tree(tree_seed(self.master_seed, -2 - self.n_background))
+        self.n_background += 1
+        return self.background[i]
+
+    def _swap_in(self, Py_ssize_t i, object make_tree):
+        """A drift on tree `i`: its background tree takes its place, or, without one, a fresh
+        tree (`_replace_tree`). Either counts as a replacement."""
+        if self.background[i] is None:
+            return self._replace_tree(i, make_tree)
+        self.trees[i] = self.background[i]
+        self.background[i] = None
+        self.n_replaced += 1
+        return self.trees[i]
+
+    def start_background(self, Py_ssize_t i, object make_tree):
+        """`_start_background` under the model's lock."""
+        acquire(self.lock)
+        try:
+            return self._start_background(i, make_tree)
+        finally:
+            release(self.lock)
+
+    def swap_in(self, Py_ssize_t i, object make_tree):
+        """`_swap_in` under the model's lock."""
+        acquire(self.lock)
+        try:
+            return self._swap_in(i, make_tree)
+        finally:
+            release(self.lock)
 
     def replace_tree(self, Py_ssize_t i, object make_tree):
         """Replace tree `i` by `make_tree(seed)`, seeded as the forest's next replacement
@@ -245,8 +292,15 @@ cdef class ForestCore:
                 if len(self.pending_rows) >= self.batch_size:
                     self._flush(executor, n_tasks, after)
                 return
+            if self.track:
+                self.last_errors = self._tree_errors(
+                    np.asarray(<double[:n_features]>self.features.buf).reshape(1, n_features)
+                    if n_features > 0 else np.empty((1, 0)), np.array([target]))
             for tree in self.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
+            for tree in self.background:
+                if tree is not None:
+                    tree.learn_sample(self.features.buf, <int32_t>n_features, target)
         finally:
             release(self.lock)
 
@@ -281,7 +335,10 @@ cdef class ForestCore:
                                object after) except -1:
         """Learn one batch (rows in registry order, encoded targets), count it, then run the
         forest's after-batch step `after(core, X, y)` (if any) under the same lock: the
-        forest-level protocol XForest's swaps and drift adaptation stand on."""
+        forest-level protocol XForest's swaps and drift adaptation stand on. A tracking core
+        (`track`) first records each tree's error on the rows (`last_errors`)."""
+        if self.track:
+            self.last_errors = self._tree_errors(X, y)
         self._learn_rows(X, y, executor, n_tasks)
         if self.batch_size > 0:
             self.n_batches += 1
@@ -389,6 +446,17 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
+    def check_batch(self, values, list names, list ys):
+        """Check a batch's targets as `learn_batch` would, changing nothing (a forest that
+        learns a batch row by row checks it whole first)."""
+        if len(ys) != len(values):
+            raise ValueError(f"X has {len(values)} rows but y has {len(ys)}")
+        acquire(self.lock)
+        try:
+            self._encode_targets(ys)
+        finally:
+            release(self.lock)
+
     def refit_batch(self, values, list names, list ys):
         """XForest-Zero (Xu et al., section 2.2) for every tree kind: forget every node's
         statistics (and what the kind learned from targets), then count the rows of `values`
@@ -478,6 +546,36 @@ cdef class ForestCore:
                         view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
         return out
 
+    cdef object _tree_errors(self, const double[:, ::1] X, const double[::1] y):
+        """(n_rows, n_trees): each tree's prequential loss on each row, from its prediction
+        before learning it: 0/1 for a classifier (a label no tree knows yet is an error),
+        the absolute error of its mean for a regressor."""
+        cdef Py_ssize_t t, i, c, best, n = X.shape[0], n_trees = len(self.trees)
+        cdef Py_ssize_t n_out = self._n_out()
+        cdef Tree tree
+        out = np.zeros((n, n_trees), dtype=np.float64)
+        cdef double[:, ::1] view = out
+        if n_out == 0:
+            # nothing learned yet: no class to predict (an error), a mean of 0
+            for i in range(n):
+                for t in range(n_trees):
+                    view[i, t] = 1.0 if self.classifier else fabs(y[i])
+            return out
+        self._reserve(n_out)
+        for t in range(n_trees):
+            tree = <Tree>self.trees[t]
+            for i in range(n):
+                tree.predict(row_of(X, i), self.tmp, <int32_t>n_out)
+                if self.classifier:
+                    best = 0
+                    for c in range(1, n_out):
+                        if self.tmp[c] > self.tmp[best]:
+                            best = c
+                    view[i, t] = 0.0 if best == <Py_ssize_t>y[i] else 1.0
+                else:
+                    view[i, t] = fabs(self.tmp[0] - y[i])
+        return out
+
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
         """Learn every row in order; each tree sees exactly what `learn_one` calls would give
         it. Each tree learns the whole batch in one GIL-free call (its nodes stay in cache).
@@ -485,8 +583,9 @@ cdef class ForestCore:
         and n_tasks - 1 pool threads) take the trees one at a time from a shared queue: a
         thread slowed by another process simply takes fewer trees. The caller holds the
         model's lock until every thread is done."""
-        cdef Py_ssize_t k = min(n_tasks, len(self.trees))
-        queue = iter(self.trees)  # next() runs under the GIL: each tree is taken once
+        cdef list learners = self.trees + [b for b in self.background if b is not None]
+        cdef Py_ssize_t k = min(n_tasks, len(learners))
+        queue = iter(learners)  # next() runs under the GIL: each tree is taken once
 
         def run():
             for tree in queue:
