@@ -271,7 +271,7 @@ class BaseForest(base.Estimator, abc.ABC):
         start = core._start_background if locked else core.start_background
         swap = core._swap_in if locked else core.swap_in
         drift_dets, warn_dets = self._drift_detectors, self._warning_detectors
-        for row in errors.tolist():
+        for row in errors:
             self._n_watched += 1
             for i, e in enumerate(row):
                 if warn_dets is not None:

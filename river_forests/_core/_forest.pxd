@@ -34,8 +34,8 @@ cdef class ForestCore:
                                              # it since a warning (None: none)
     cdef readonly long long n_background     # background trees started (seeds the next one)
     cdef public bint track                   # record each tree's prequential error
-    cdef readonly object last_errors         # (n_rows, n_trees): each tree's error on the rows
-                                             # of the last learn call, before it learned them
+    cdef readonly object last_errors         # each tree's error on each row of the last learn call,
+                                             # before it learned them (a list of rows of n_trees)
 
     cdef double _target(self, object y) except? -1.0
     cdef object _encode_targets(self, list ys)
@@ -47,6 +47,7 @@ cdef class ForestCore:
     cdef object _predict_rows(self, const double[:, ::1] X)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
     cdef object _tree_errors(self, const double[:, ::1] X, const double[::1] y)
+    cdef list _errors_of(self, const double* x, double y)
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
                                object after) except -1

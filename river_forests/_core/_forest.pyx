@@ -293,9 +293,7 @@ cdef class ForestCore:
                     self._flush(executor, n_tasks, after)
                 return
             if self.track:
-                self.last_errors = self._tree_errors(
-                    np.asarray(<double[:n_features]>self.features.buf).reshape(1, n_features)
-                    if n_features > 0 else np.empty((1, 0)), np.array([target]))
+                self.last_errors = [self._errors_of(self.features.buf, target)]
             for tree in self.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
             for tree in self.background:
@@ -547,33 +545,37 @@ cdef class ForestCore:
         return out
 
     cdef object _tree_errors(self, const double[:, ::1] X, const double[::1] y):
-        """(n_rows, n_trees): each tree's prequential loss on each row, from its prediction
-        before learning it: 0/1 for a classifier (a label no tree knows yet is an error),
-        the absolute error of its mean for a regressor."""
-        cdef Py_ssize_t t, i, c, best, n = X.shape[0], n_trees = len(self.trees)
+        """Each tree's prequential loss on each row (a list of rows of n_trees floats), from
+        its prediction before it learns the row (`_errors_of`)."""
+        return [self._errors_of(row_of(X, i), y[i]) for i in range(X.shape[0])]
+
+    cdef list _errors_of(self, const double* x, double y):
+        """Each tree's loss on one row, from its prediction now: 0/1 for a classifier (a
+        label no tree knows yet is an error), the absolute error of its mean for a
+        regressor."""
+        cdef Py_ssize_t t, c, best, n_trees = len(self.trees)
         cdef Py_ssize_t n_out = self._n_out()
         cdef Tree tree
-        out = np.zeros((n, n_trees), dtype=np.float64)
-        cdef double[:, ::1] view = out
-        if n_out == 0:
-            # nothing learned yet: no class to predict (an error), a mean of 0
-            for i in range(n):
-                for t in range(n_trees):
-                    view[i, t] = 1.0 if self.classifier else fabs(y[i])
-            return out
-        self._reserve(n_out)
+        cdef list out = [0.0] * n_trees
+        cdef double e
+        if n_out > 0:
+            self._reserve(n_out)
         for t in range(n_trees):
-            tree = <Tree>self.trees[t]
-            for i in range(n):
-                tree.predict(row_of(X, i), self.tmp, <int32_t>n_out)
+            if n_out == 0:
+                # nothing learned yet: no class to predict (an error), a mean of 0
+                e = 1.0 if self.classifier else fabs(y)
+            else:
+                tree = <Tree>self.trees[t]
+                tree.predict(x, self.tmp, <int32_t>n_out)
                 if self.classifier:
                     best = 0
                     for c in range(1, n_out):
                         if self.tmp[c] > self.tmp[best]:
                             best = c
-                    view[i, t] = 0.0 if best == <Py_ssize_t>y[i] else 1.0
+                    e = 0.0 if best == <Py_ssize_t>y else 1.0
                 else:
-                    view[i, t] = fabs(self.tmp[0] - y[i])
+                    e = fabs(self.tmp[0] - y)
+            out[t] = e
         return out
 
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
