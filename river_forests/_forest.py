@@ -294,11 +294,20 @@ class BaseForest(base.Estimator, abc.ABC):
                     self._drift_log.append((self._n_watched, i))
 
     def _after_watch(self, core, rows, targets) -> None:
-        """The after-batch step of a batch-native forest with detectors: its own step (XForest's
-        swaps), then the detectors on the batch's errors."""
-        if type(self)._after_batch is not None:
-            self._after_batch(core, rows, targets)
-        self._watch(core.last_errors, locked=True)
+        """The after-batch step of a batch-native forest with detectors: the detectors on the
+        batch's errors, then the forest's own step (XForest's swaps). A tree that step
+        replaces starts afresh with its detectors too: they watched the tree it replaced."""
+        self._watch(core.last_errors, True)
+        if type(self)._after_batch is None:
+            return
+        before = list(core.trees)
+        self._after_batch(core, rows, targets)
+        for i, tree in enumerate(core.trees):
+            if tree is not before[i]:
+                self._drift_detectors[i] = self.drift_detector.clone()
+                if self._warning_detectors is not None:
+                    self._warning_detectors[i] = self.warning_detector.clone()
+                core._drop_background(i)
 
     @property
     def _after_step(self):

@@ -197,6 +197,10 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
+    def _drop_background(self, Py_ssize_t i):
+        """Forget tree `i`'s background tree (the tree was replaced by another route)."""
+        self.background[i] = None
+
     def swap_in(self, Py_ssize_t i, object make_tree):
         """`_swap_in` under the model's lock."""
         acquire(self.lock)
@@ -561,11 +565,12 @@ cdef class ForestCore:
         if n_out > 0:
             self._reserve(n_out)
         for t in range(n_trees):
-            if n_out == 0:
-                # nothing learned yet: no class to predict (an error), a mean of 0
+            tree = <Tree>self.trees[t]
+            if n_out == 0 or (self.classifier and tree.n_seen == 0):
+                # a tree that has learned nothing has no class to predict (an error), and a
+                # mean of 0
                 e = 1.0 if self.classifier else fabs(y)
             else:
-                tree = <Tree>self.trees[t]
                 tree.predict(x, self.tmp, <int32_t>n_out)
                 if self.classifier:
                     best = 0
