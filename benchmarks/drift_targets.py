@@ -1,8 +1,8 @@
 """Drift adaptation's targets (issue 16): our forests with river's detectors against river's ARF.
 
-    python benchmarks/drift_targets.py --n 20000   # the length of the suite-drift run: ~4 minutes
-    python benchmarks/drift_targets.py             # the full 100,000-sample streams: ~40 minutes
-    python benchmarks/drift_targets.py --quick     # 3,000 samples per stream: ~1 minute
+    python benchmarks/drift_targets.py --n 20000   # the length of the suite-drift run: ~3 minutes
+    python benchmarks/drift_targets.py             # the full 100,000-sample streams: ~14 minutes
+    python benchmarks/drift_targets.py --quick     # 3,000 samples per stream: under a minute
 
 The issue's targets, 10 trees, one run: with the recommended detectors
 (``drift_detector=drift.ADWIN(delta=0.001), warning_detector=drift.ADWIN(delta=0.01)``, river's
@@ -317,7 +317,9 @@ def main(argv=None):
             lines.append(f"- {s['stream']}: " + ("every accuracy equal to the suite's record."
                                                   if not differ else "DIFFERENT accuracies: " + ", ".join(differ)))
     else:
-        lines += ["", f"(No suite record at these lengths in `{args.suite}` to compare with.)"]
+        shown = args.suite.resolve()
+        shown = shown.relative_to(Path.cwd()) if shown.is_relative_to(Path.cwd()) else shown
+        lines += ["", f"(No suite record at these lengths in `{shown}` to compare with.)"]
 
     # targets
     within = [s["stream"] for s in streams
