@@ -2,6 +2,7 @@ import itertools
 import os
 import random
 
+import numpy as np
 import pytest
 from river import base, datasets
 
@@ -158,3 +159,18 @@ def route(state, x, start=None):
             j = l if left else r
         path.append(j)
     return path
+
+
+def same_state(a: dict, b: dict) -> bool:
+    """Two tree states (`Tree.get_state()` dicts) equal key by key, arrays to the bit (NaN
+    equal to NaN in float arrays)."""
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        u, v = a[k], b[k]
+        if isinstance(u, np.ndarray):
+            if u.shape != v.shape or not np.array_equal(u, v, equal_nan=u.dtype.kind == "f"):
+                return False
+        elif u != v:
+            return False
+    return True

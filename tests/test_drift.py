@@ -26,7 +26,7 @@ from river_forests import evaluation
 from river_forests._core._random import tree_seed
 from river_forests._forest import BaseForest
 
-from .conftest import CLASSIFIERS, ESTIMATORS, batch_native, is_classifier, name_of
+from .conftest import CLASSIFIERS, ESTIMATORS, batch_native, is_classifier, name_of, same_state
 
 # ------------------------------------------------------------------------------- helpers
 
@@ -126,19 +126,6 @@ def plain_losses(cls, n: int) -> tuple:
 
 def prediction(model, x):
     return model.predict_proba_one(x) if is_classifier(type(model)) else model.predict_one(x)
-
-
-def same_state(a: dict, b: dict) -> bool:
-    if a.keys() != b.keys():
-        return False
-    for k in a:
-        u, v = a[k], b[k]
-        if isinstance(u, np.ndarray):
-            if u.shape != v.shape or not np.array_equal(u, v, equal_nan=u.dtype.kind == "f"):
-                return False
-        elif u != v:
-            return False
-    return True
 
 
 def assert_same_model(a, b):

@@ -17,7 +17,7 @@ import pytest
 from river_forests import XForestClassifier
 from river_forests._core._random import tree_seed
 
-from .conftest import ESTIMATORS, is_classifier, name_of, route
+from .conftest import ESTIMATORS, is_classifier, name_of, route, same_state
 
 # ------------------------------------------------------------------------------- helpers
 
@@ -39,19 +39,6 @@ def noisy_batch(rng, n, d=4, n_classes=2, noise=0.25):
 
 def states(model):
     return [t.get_state() for t in model.trees]
-
-
-def same_state(a: dict, b: dict) -> bool:
-    if a.keys() != b.keys():
-        return False
-    for k in a:
-        u, v = a[k], b[k]
-        if isinstance(u, np.ndarray):
-            if u.shape != v.shape or not np.array_equal(u, v, equal_nan=u.dtype.kind == "f"):
-                return False
-        elif u != v:
-            return False
-    return True
 
 
 def depth_of(state, j) -> int:
