@@ -10,6 +10,16 @@ from ._boxtree cimport BoxTree
 cdef class MondrianTree(BoxTree):
     # --- per node (`capacity` rows) ---
     cdef double* tau            # split time of an interior node; +inf for a leaf
+    cdef double* logw           # aggregation (AMF): log weight of the node's own predictions,
+                                # -step * their cumulated loss on the samples through it
+    cdef double* logwt          # log of the subtree's weight over every pruning of it:
+                                # logw for a leaf, log((e^logw + e^(logwt_left + logwt_right)) / 2)
+    cdef int32_t* resting       # recycling: 1 for a leaf freed from a twig that no sample has
+                                # reached since (it does not split until one does)
+    cdef double* coef           # linear leaves: `coef_stride` cells per node, intercept then one
+                                # coefficient per slot, over x in units of the root range
+    cdef double* z              # scratch: the sample in those units (0 where missing)
+    cdef double* path_coef      # scratch: the aggregated weight of each node of a walk
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `fixed_lifetime` (False)
@@ -17,6 +27,28 @@ cdef class MondrianTree(BoxTree):
     cdef int32_t warmup         # samples that only build the root box before the first split
     cdef double lifetime_scale  # consistent schedule: lambda_n = lifetime_scale * n^(1/(d+2))
 
+    # --- aggregation over the prunings of the tree (Mourtada et al. 2021, AMF) ---
+    cdef bint use_aggregation   # predict with the exponentially weighted mixture of prunings
+    cdef double step            # learning rate of the weights (the loss's multiplier)
+
+    # --- linear leaves (regression) ---
+    cdef bint linear            # a node predicts with its linear model (else its mean)
+    cdef double linear_rate     # normalized step of the models' updates (0 < rate < 2)
+    cdef int32_t coef_stride    # cells per node row of `coef`: feature_capacity + 1, or 0
+    cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
+
+    # --- at the node cap ---
+    cdef bint recycling         # free the least recently visited twigs for new splits (else freeze)
+    cdef int32_t n_recycled     # nodes freed so far
+
     cdef int split_above(self, int32_t node, const double* x, const double* xs, double time,
-                         double total, double y, double w) except -1 nogil
+                         double total, double y, double w, double loss, double g) except -1 nogil
+    cdef double node_loss(self, int32_t node, double y, double prior, double var,
+                          double* estimate) noexcept nogil
+    cdef double load_z(self, const double* xs) noexcept nogil
+    cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil
+    cdef int recycle(self) except -1 nogil
+    cdef double aggregation_start(self, double* var) noexcept nogil
+    cdef void update_weights_up(self, int32_t node) noexcept nogil
+    cdef int aggregate_path(self, int32_t depth, double* out, int32_t n_out) except -1 nogil
     cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil

@@ -29,17 +29,63 @@ on the warm-up box.
 cdef enum:
     DEF_WARMUP = 16
 
-from libc.math cimport INFINITY, pow
+cdef double LOG2 = 0.6931471805599453
+
+
+ctypedef struct Key:
+    double key
+    int32_t node
+
+
+cdef inline bint _before(const Key* p, const Key* q) noexcept nogil:
+    """The order of (key, node): total, so the selection is deterministic."""
+    return p.key < q.key or (p.key == q.key and p.node < q.node)
+
+
+cdef void select_smallest(Key* a, int32_t n, int32_t k) noexcept nogil:
+    """Reorder a[:n] so that a[:k] holds its k smallest keys (quickselect, in O(n) on average;
+    the pivot is the middle element, and which keys end in a[:k] does not depend on it)."""
+    cdef int32_t lo = 0, hi = n - 1, i, j
+    cdef Key pivot, t
+    if k <= 0 or k >= n:
+        return
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while _before(&a[i], &pivot):
+                i += 1
+            while _before(&pivot, &a[j]):
+                j -= 1
+            if i <= j:
+                t = a[i]
+                a[i] = a[j]
+                a[j] = t
+                i += 1
+                j -= 1
+        # a[lo..j] <= pivot <= a[i..hi]
+        if k - 1 <= j:
+            hi = j
+        elif k - 1 >= i:
+            lo = i
+        else:
+            return
+
+from libc.math cimport INFINITY, exp, fabs, log, log1p, pow
 from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 import numpy as np
 
 from ._axis cimport child
+from ._linear cimport linear_step, linear_value
 from ._box cimport extension, outside, padded
 from ._boxtree cimport BoxTree
 from ._random cimport rng_exponential, rng_uniform
-from ._tree cimport (CELL_F64, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, TASK_CLASSIFICATION,
+from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SLOT, SCALAR_BOOL, SCALAR_F64,
+                     SCALAR_I32, TASK_CLASSIFICATION, TASK_REGRESSION,
                      add_stats, prefetch_span)
 
 
@@ -53,10 +99,27 @@ cdef class MondrianTree(BoxTree):
         self.warmup = DEF_WARMUP
         self.lifetime_scale = 1.0
         self.hazard = 1.0
+        self.step = 1.0
+        self.linear_rate = 0.5
         self.declare_array(<void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
+        self.declare_array(<void**>&self.logw, b"logw", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        self.declare_array(<void**>&self.logwt, b"logwt", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        self.declare_array(<void**>&self.resting, b"resting", CELL_I32, ROWS_NODE, NULL, NULL, True, 0)
+        self.declare_array(<void**>&self.coef, b"coef", CELL_F64, ROWS_NODE, &self.coef_stride,
+                           &self.coef_cols, True, 0.0)
+        self.declare_array(<void**>&self.z, b"z", CELL_F64, ROWS_SLOT, NULL, NULL, False, 0.0)
+        self.declare_array(<void**>&self.path_coef, b"path_coef", CELL_F64, ROWS_PATH, NULL, NULL,
+                           False, 0.0)
         self.declare_scalar(&self.consistent, b"consistent", SCALAR_BOOL, True)
         self.declare_scalar(&self.fixed_lifetime, b"fixed_lifetime", SCALAR_F64, True)
         self.declare_scalar(&self.lifetime_scale, b"lifetime_scale", SCALAR_F64, True)
+        self.declare_scalar(&self.use_aggregation, b"use_aggregation", SCALAR_BOOL, True)
+        self.declare_scalar(&self.step, b"step", SCALAR_F64, True)
+        self.declare_scalar(&self.recycling, b"recycling", SCALAR_BOOL, True)
+        self.declare_scalar(&self.linear, b"linear", SCALAR_BOOL, True)
+        self.declare_scalar(&self.linear_rate, b"linear_rate", SCALAR_F64, True)
+        self.declare_scalar(&self.coef_cols, b"coef_cols", SCALAR_I32, False)
+        self.declare_scalar(&self.n_recycled, b"n_recycled", SCALAR_I32, False)
         self.declare_scalar(&self.lifetime, b"lifetime", SCALAR_F64, False)
         self.declare_scalar(&self.warmup, b"warmup", SCALAR_I32, False)
         self.declare_scalar(&self.hazard, b"hazard", SCALAR_F64, False)
@@ -65,8 +128,68 @@ cdef class MondrianTree(BoxTree):
         self.hazard = rng_exponential(&self.rng, 1.0)
         return 0
 
+    # ---------------------------------------------------------------- linear leaves
+
+    cdef int _resize_features(self, int32_t capacity) except -1 nogil:
+        BoxTree._resize_features(self, capacity)
+        if self.linear and self.task == TASK_REGRESSION:
+            self._restride(&self.coef_stride, self.feature_capacity + 1)
+        return 0
+
+    cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
+        BoxTree.ensure_features(self, n_columns)
+        if self.coef_stride > 0:
+            self.coef_cols = self.n_features + 1
+        return 0
+
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
+        """A slot's new feature starts with no coefficient in any node."""
+        cdef int32_t j
+        if self.coef_stride > 0:
+            for j in range(self.n_nodes):
+                self.coef[<size_t>j * self.coef_stride + 1 + slot] = 0.0
+        return BoxTree._clear_slot(self, slot)
+
+    cdef int maybe_rescale(self, const double* xs) except -1 nogil:
+        """A rescale changes the units of the models' inputs: their coefficients follow, so
+        every model predicts what it did."""
+        cdef int32_t d, j
+        cdef double ratio
+        if self.coef_stride == 0:
+            return BoxTree.maybe_rescale(self, xs)
+        for d in range(self.n_features):
+            self.z[d] = self.scale[d]
+        BoxTree.maybe_rescale(self, xs)
+        for d in range(self.n_features):
+            if self.z[d] != self.scale[d]:
+                ratio = self.z[d] / self.scale[d] if self.scale[d] > 0.0 else 0.0
+                for j in range(self.n_nodes):
+                    self.coef[<size_t>j * self.coef_stride + 1 + d] *= ratio
+        return 0
+
+    cdef double load_z(self, const double* xs) noexcept nogil:
+        """`z` = the shifted sample `xs` in units of the root range, 0 where missing; returns
+        1 + |z|^2, the normalizer of the models' steps."""
+        cdef int32_t d
+        cdef double v, nz = 1.0
+        for d in range(self.n_features):
+            v = xs[d] * self.scale[d]
+            v = v if v == v else 0.0
+            self.z[d] = v
+            nz += v * v
+        return nz
+
+    cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil:
+        """One normalized least-mean-squares step of the node's model towards y (`z` holds
+        the sample, g = linear_rate * weight / (1 + |z|^2))."""
+        cdef double* c = self.coef + <size_t>node * self.coef_stride
+        linear_step(c, self.z, self.n_features, g * (y - linear_value(c, self.z, self.n_features)))
+
     cdef double leaf_rate(self, int32_t node) noexcept nogil:
-        """A leaf splits at the rate of its linear dimension (ExtendMondrian)."""
+        """A leaf splits at the rate of its linear dimension (ExtendMondrian); a leaf that
+        recycling made of a twig (`resting`) waits for a sample before it may split again."""
+        if self.resting[node]:
+            return 0.0
         return self.leaf_size(node)
 
     # ---------------------------------------------------------------- lifetime growth
@@ -78,7 +201,7 @@ cdef class MondrianTree(BoxTree):
         cdef double total = self.leaf_size(node)
         cdef double u = rng_uniform(&self.rng) * total
         cdef double acc = 0.0, side
-        cdef int32_t d, dim = -1
+        cdef int32_t d, dim = -1, l
         for d in range(self.n_features):
             side = <double>self.upper[row + d] - <double>self.lower[row + d]
             if side > 0.0 and self.scale[d] > 0.0:
@@ -91,14 +214,193 @@ cdef class MondrianTree(BoxTree):
                 <double>self.upper[row + dim] - <double>self.lower[row + dim])))
         self.tau[node] = time
         self.propagate_rate(node, -self.rate[node])
+        # Aggregation: the children have seen no data and predict as their parent does (the
+        # path estimate backs off to it), as if they had been there all along: they share the
+        # leaf's past loss. Any shares summing to one leave the leaf's subtree weight exactly
+        # as it was (log((e^w + e^(w/2 + w/2)) / 2) = w), and within a child the share is an
+        # offset common to the child and its subtree, which cancels in its weight.
+        l = self.left[node]
+        if self.coef_stride > 0:  # linear leaves: the children start from their parent's model
+            memcpy(self.coef + <size_t>l * self.coef_stride,
+                   self.coef + <size_t>node * self.coef_stride, self.coef_stride * sizeof(double))
+            memcpy(self.coef + <size_t>(l + 1) * self.coef_stride,
+                   self.coef + <size_t>node * self.coef_stride, self.coef_stride * sizeof(double))
+        self.logw[l] = 0.5 * self.logw[node]
+        self.logwt[l] = self.logw[l]
+        self.logw[l + 1] = self.logw[l]
+        self.logwt[l + 1] = self.logw[l]
         return 0
+
+    # ---------------------------------------------------------------- at the node cap
+
+    cdef int recycle(self) except -1 nogil:
+        """Free nodes for new splits at the cap: the twigs (interior nodes over two leaves)
+        that hold the least data, a 16th of the cap of them at a time (an 8th of the nodes),
+        become leaves again. A freed twig keeps its box and statistics (which already count
+        its leaves' samples) and rests until a sample reaches it; then it may split again
+        when the process says so. The nodes go where the data is dense, in bounded memory."""
+        cdef int32_t j, n_twigs = 0, k, want = self.max_nodes // 16
+        cdef Key* keys
+        cdef int32_t* chosen
+        if want < 1:
+            want = 1
+        keys = <Key*>malloc(<size_t>self.n_nodes * sizeof(Key))
+        chosen = <int32_t*>malloc(<size_t>self.n_nodes * sizeof(int32_t))
+        if keys == NULL or chosen == NULL:
+            free(keys)
+            free(chosen)
+            with gil:
+                raise MemoryError()
+        for j in range(self.n_nodes):
+            if self.left[j] >= 0 and self.left[self.left[j]] < 0 and self.left[self.right[j]] < 0:
+                keys[n_twigs].key = self.weight[j]
+                keys[n_twigs].node = j
+                n_twigs += 1
+        if want > n_twigs:
+            want = n_twigs
+        select_smallest(keys, n_twigs, want)
+        for k in range(want):
+            j = keys[k].node
+            chosen[k] = j
+            self.tau[j] = INFINITY
+            self.resting[j] = 1  # no split until a sample comes (see `leaf_rate`)
+            self.propagate_rate(j, -self.rate[j])
+            if self.use_aggregation:
+                self.update_weights_up(j)
+        self.n_recycled += self.collapse(chosen, want)
+        free(keys)
+        free(chosen)
+        return 0
+
+    # ---------------------------------------------------------------- aggregation
+
+    cdef double node_loss(self, int32_t node, double y, double prior, double var,
+                          double* estimate) noexcept nogil:
+        """The loss of the node's prediction of target `y` before it learns it, and that
+        prediction (`estimate`: the probability of class y, or the mean). A node predicts by
+        the path rule of `blend_path`: its statistics with the parent's prediction `prior` as
+        a prior of strength `smoothing`. Log loss for classes (floored at 1e-12), squared
+        error over twice the target's variance `var` for values, so `step` is unit-free."""
+        cdef double n = self.weight[node], a = self.smoothing, e = prior, r
+        cdef const double* v = self.value + <size_t>node * self.value_stride
+        if self.task == TASK_CLASSIFICATION:
+            if n + a > 0.0:
+                e = (v[<int32_t>y] + a * prior) / (n + a)
+            estimate[0] = e
+            return -log(e if e > 1e-12 else 1e-12)
+        if n + a > 0.0:
+            e = (v[0] + a * prior) / (n + a)
+        estimate[0] = e
+        r = y - e
+        return r * r / (2.0 * var)
+
+    cdef void update_weights_up(self, int32_t node) noexcept nogil:
+        """Recompute the subtree weights from leaf `node` up to the root (the nodes whose
+        subtree changed): logwt = log((e^logw + e^(logwt_left + logwt_right)) / 2)."""
+        cdef double a, b, hi, d
+        cdef int32_t j
+        self.logwt[node] = self.logw[node]
+        j = self.parent[node]
+        while j >= 0:
+            a = self.logw[j]
+            b = self.logwt[self.left[j]] + self.logwt[self.right[j]]
+            hi = a if a > b else b
+            d = fabs(a - b)
+            # past 40 nats the smaller term is below double precision of the larger
+            self.logwt[j] = hi - LOG2 + (log1p(exp(-d)) if d < 40.0 else 0.0)
+            j = self.parent[j]
+
+    cdef int aggregate_path(self, int32_t depth, double* out, int32_t n_out) except -1 nogil:
+        """The aggregated prediction along `path[:depth]` (AMF): the mixture, over every
+        pruning of the tree, of the prediction of the pruning's leaf on the path, weighted by
+        the pruning's prior (2^-nodes) times e^(-step * its cumulated loss). Computed top-down:
+        node k of the path weighs w_k = e^(logw - logwt) / 2 of what its ancestors left, the
+        leaf all that is left. Node predictions are the path rule's (`blend_path`); writes
+        class probabilities, or (mean, mean of y^2)."""
+        cdef int32_t k, c, j, known
+        cdef double left_over = 1.0, wk, est, acc, n, a = self.smoothing
+        cdef const double* v
+        for k in range(depth):
+            j = self.path[k]
+            if k == depth - 1:
+                self.path_coef[k] = left_over
+            else:
+                wk = 0.5 * exp(self.logw[j] - self.logwt[j])
+                if wk > 1.0:
+                    wk = 1.0
+                self.path_coef[k] = left_over * wk
+                left_over *= 1.0 - wk
+        if self.task == TASK_CLASSIFICATION:
+            known = self.n_values if self.n_values < n_out else n_out
+            for c in range(n_out):
+                if known == 0:
+                    out[c] = 1.0 / n_out
+                    continue
+                est = 1.0 / known if c < known else 0.0
+                acc = 0.0
+                for k in range(depth):
+                    j = self.path[k]
+                    n = self.weight[j]
+                    if n + a > 0.0:
+                        est = ((self.value[<size_t>j * self.value_stride + c] if c < known else 0.0)
+                               + a * est) / (n + a)
+                    acc += self.path_coef[k] * est
+                out[c] = acc
+            return 0
+        out[0] = 0.0
+        out[1] = 0.0
+        n = self.weight[self.root]
+        if depth == 0 or n <= 0.0:
+            return 0
+        for c in range(2):
+            v = self.value + <size_t>self.root * self.value_stride
+            est = v[c] / n
+            acc = 0.0
+            for k in range(depth):
+                j = self.path[k]
+                n = self.weight[j]
+                if n + a > 0.0:
+                    est = (self.value[<size_t>j * self.value_stride + c] + a * est) / (n + a)
+                acc += self.path_coef[k] * est
+            out[c] = acc
+        return 0
+
+    cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
+        cdef int32_t depth = self.descend(x), d
+        cdef double v, f, var
+        if self.use_aggregation:
+            self.aggregate_path(depth, out, n_out)
+        else:
+            self.blend_path(depth, out, n_out)
+        if self.coef_stride > 0 and depth > 0 and self.n_features > 0:
+            # linear leaves: the leaf's model gives the mean, the spread stays the path's (a
+            # tree with no feature has no model but the mean)
+            for d in range(self.n_features):
+                v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
+                self.z[d] = v if v == v else 0.0
+            f = linear_value(self.coef + <size_t>self.path[depth - 1] * self.coef_stride,
+                             self.z, self.n_features)
+            var = out[1] - out[0] * out[0]
+            out[0] = f
+            out[1] = f * f + (var if var > 0.0 else 0.0)
+
+    cdef int clear_stats(self) except -1 nogil:
+        """A refit also forgets the aggregation weights, which were earned on the old targets."""
+        cdef int32_t j
+        for j in range(self.n_nodes):
+            self.logw[j] = 0.0
+            self.logwt[j] = 0.0
+        return BoxTree.clear_stats(self)
 
     # ---------------------------------------------------------------- one sample
 
     cdef int split_above(self, int32_t node, const double* x, const double* xs, double time,
-                         double total, double y, double w) except -1 nogil:
+                         double total, double y, double w, double loss, double g) except -1 nogil:
         """Insert a parent above `node`, split off x into a new leaf (conditional Mondrian).
-        `xs` is x shifted by `origin`, the units of the boxes."""
+        `xs` is x shifted by `origin`, the units of the boxes. `loss` is node's loss on x
+        (aggregation): the parent, which has node's statistics and past, and the new leaf,
+        which predicts as its parent, both take it; node itself did not see x. `g` is the step
+        of the linear models (`fit_node`)."""
         cdef double u = rng_uniform(&self.rng) * total
         cdef double acc = 0.0, v, lo, hi, thr, e
         cdef int32_t d, dim = -1, p, s
@@ -136,6 +438,16 @@ cdef class MondrianTree(BoxTree):
         self.rate[p] = self.rate[node]
         add_stats(self, p, y, w)
         add_stats(self, s, y, w)
+        if self.coef_stride > 0:  # p starts from node's model and learns x; s starts from p's
+            memcpy(self.coef + <size_t>p * self.coef_stride,
+                   self.coef + <size_t>node * self.coef_stride, self.coef_stride * sizeof(double))
+            self.fit_node(p, y, g)
+            memcpy(self.coef + <size_t>s * self.coef_stride,
+                   self.coef + <size_t>p * self.coef_stride, self.coef_stride * sizeof(double))
+        if self.use_aggregation:
+            self.logw[p] = self.logw[node] - self.step * w * loss
+            self.logw[s] = -self.step * w * loss
+            self.update_weights_up(s)
         return 0
 
     cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil:
@@ -160,6 +472,13 @@ cdef class MondrianTree(BoxTree):
         cdef double parent_time = 0.0, total, e, node_time
         cdef bint can_split = self.can_add(2)
         cdef bint out, leaf
+        cdef bint agg = self.use_aggregation
+        cdef double prior = 0.0, var = 1.0, loss = 0.0, est, g = 0.0
+        cdef bint fit = self.coef_stride > 0
+        if fit:
+            g = self.linear_rate * (w if w < 1.0 else 1.0) / self.load_z(xs)
+        if agg:
+            prior = self.aggregation_start(&var)
         while True:
             lo_row = self.lower + <size_t>j * stride
             hi_row = self.upper + <size_t>j * stride
@@ -170,6 +489,9 @@ cdef class MondrianTree(BoxTree):
                 prefetch_span(self.upper + <size_t>nxt * stride, row_bytes)
             # x lies outside the box, or gives it its first value on a side
             out = outside(below, above, lo_row, hi_row, n_cols)
+            if agg:
+                loss = self.node_loss(j, y, prior, var, &est)
+                prior = est
             if out and can_split:
                 total = 0.0
                 for d in range(n_features):
@@ -178,26 +500,64 @@ cdef class MondrianTree(BoxTree):
                     node_time = self.lifetime if leaf else self.tau[j]
                     e = parent_time + rng_exponential(&self.rng, total)
                     if e < node_time:
-                        return self.split_above(j, x, xs, e, total, y, w)
+                        return self.split_above(j, x, xs, e, total, y, w, loss, g)
             if out:
                 self.stretch(j)
+            if agg:
+                self.logw[j] -= self.step * w * loss
+            if fit:
+                self.fit_node(j, y, g)
+            if leaf and self.resting[j]:
+                self.resting[j] = 0
+                out = True  # a resting leaf wakes up: its split rate comes back
             add_stats(self, j, y, w)
             if leaf:
                 if out:  # the leaf's box grew: so did its split rate
                     self.propagate_rate(j, self.leaf_size(j) - self.rate[j])
+                if agg:
+                    self.update_weights_up(j)
                 return 0
             parent_time = self.tau[j]
             j = nxt
 
+    cdef double aggregation_start(self, double* var) noexcept nogil:
+        """The prior of the root's prediction (uniform over the known classes, or the
+        root's mean) and, for values, the variance of the targets so far (1 while unknown)."""
+        cdef double n = self.weight[self.root], m, s
+        cdef const double* v = self.value + <size_t>self.root * self.value_stride
+        var[0] = 1.0
+        if self.task == TASK_CLASSIFICATION:
+            return 1.0 / self.n_values
+        if n <= 0.0:
+            return 0.0
+        m = v[0] / n
+        s = v[1] / n - m * m
+        if s > 1e-12 * (m * m + 1e-300):
+            var[0] = s
+        return m
+
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
-        cdef double new_lifetime
+        cdef double new_lifetime, prior, var
         self.shift(x)
         if self.n_seen <= self.warmup:
-            # lifetime 0: the root only learns its box and statistics
+            # lifetime 0: the root only learns its box and statistics (and its model, whose
+            # intercept starts at the first target: the inputs start at 0, the origin)
             self.stretch(self.root)
+            if self.coef_stride > 0:
+                if self.n_seen == 1:
+                    self.coef[<size_t>self.root * self.coef_stride] = y
+                else:
+                    self.fit_node(self.root, y, self.linear_rate * (w if w < 1.0 else 1.0)
+                                  / self.load_z(self.shifted))
+            if self.use_aggregation:
+                prior = self.aggregation_start(&var)
+                self.logw[self.root] -= self.step * w * self.node_loss(self.root, y, prior, var, &prior)
+                self.logwt[self.root] = self.logw[self.root]
             add_stats(self, self.root, y, w)
             return 0
         self.maybe_rescale(self.shifted)
+        if self.recycling and not self.can_add(2):
+            self.recycle()
         if self.consistent:
             new_lifetime = self.lifetime_scale * pow(<double>self.n_seen, 1.0 / (self.n_features + 2))
         else:

@@ -156,6 +156,7 @@ cdef class Tree:
     cdef int32_t add_node(self, int32_t parent) except -1 nogil
     cdef int32_t add_children(self, int32_t node, int32_t column, double threshold) except -1 nogil
     cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil
+    cdef int32_t collapse(self, const int32_t* nodes, int32_t n) except -1 nogil
     cdef int _resize_nodes(self, int32_t capacity) except -1 nogil
     cdef int _resize_features(self, int32_t capacity) except -1 nogil
     cdef int _resize_values(self, int32_t stride) except -1 nogil

@@ -426,6 +426,68 @@ cdef class Tree:
             self.right[p] = node
         return p
 
+    cdef int32_t collapse(self, const int32_t* nodes, int32_t n) except -1 nogil:
+        """Make each of the `n` given interior nodes, whose children must both be leaves, a
+        leaf again, and free the children's rows: the last rows move into the holes (links
+        fixed), so rows 0..n_nodes-1 stay the tree's nodes. The node keeps its statistics,
+        which by the statistics rule already count every sample its children saw; the kind
+        resets the rest of the node (its cut time, rate, ...). Returns the rows freed. For
+        kinds without pools (their blocks would have to move too)."""
+        cdef unsigned char* dead
+        cdef int32_t i, j, src, dst, k, freed = 0
+        cdef ArraySpec* a
+        cdef size_t width, item
+        if self.n_pools > 0:
+            with gil:
+                raise NotImplementedError("collapse: a kind with pools cannot free nodes")
+        dead = <unsigned char*>malloc(<size_t>self.n_nodes + 1)
+        if dead == NULL:
+            with gil:
+                raise MemoryError()
+        memset(dead, 0, <size_t>self.n_nodes + 1)
+        for i in range(n):
+            j = nodes[i]
+            dead[self.left[j]] = 1
+            dead[self.right[j]] = 1
+            self.left[j] = -1
+            self.right[j] = -1
+            self.feature[j] = -1
+            self.threshold[j] = NAN
+            freed += 2
+        # fill the lowest hole with the highest live row until none is left below the end
+        dst = 0
+        src = self.n_nodes - 1
+        while True:
+            while src >= 0 and dead[src]:
+                src -= 1
+            while dst < src and not dead[dst]:
+                dst += 1
+            if dst >= src:
+                break
+            for k in range(self.n_arrays):
+                a = &self.arrays_[k]
+                if a.rows == ROWS_NODE:
+                    width = _stride(a)
+                    item = _CELL_BYTES[a.cell]
+                    memcpy(<char*>a.ptr[0] + <size_t>dst * width * item,
+                           <char*>a.ptr[0] + <size_t>src * width * item, width * item)
+            # relink: the parent's child, the children's parent, the root
+            j = self.parent[dst]
+            if j < 0:
+                self.root = dst
+            elif self.left[j] == src:
+                self.left[j] = dst
+            else:
+                self.right[j] = dst
+            if self.left[dst] >= 0:
+                self.parent[self.left[dst]] = dst
+                self.parent[self.right[dst]] = dst
+            dead[dst] = 0
+            dead[src] = 1
+        self.n_nodes -= freed
+        free(dead)
+        return freed
+
     # ---------------------------------------------------------------- learning
 
     cdef double draw_weight(self) noexcept nogil:

@@ -1,0 +1,19 @@
+# Linear models in tree nodes: a row of coefficients (intercept first, then one per feature
+# slot) over a sample's features in the units of the tree's root range. Shared by every kind
+# that fits a linear model per node (the Mondrian regressor's linear leaves).
+
+cdef inline double linear_value(const double* coef, const double* z, int n) noexcept nogil:
+    """coef[0] + sum_d coef[1 + d] * z[d]."""
+    cdef double s = coef[0]
+    cdef int d
+    for d in range(n):
+        s += coef[1 + d] * z[d]
+    return s
+
+
+cdef inline void linear_step(double* coef, const double* z, int n, double g) noexcept nogil:
+    """coef += g * (1, z): a gradient step on the squared error with g = rate * residual."""
+    cdef int d
+    coef[0] += g
+    for d in range(n):
+        coef[1 + d] += g * z[d]
