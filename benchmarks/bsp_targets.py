@@ -50,7 +50,9 @@ def models():
     return {
         "AMFClassifier (river)": lambda: forest.AMFClassifier(n_estimators=TREES, seed=SEED),
         "BSPForestClassifier": lambda: BSPForestClassifier(n_estimators=TREES, seed=SEED),
-        "MondrianForestClassifier": lambda: MondrianForestClassifier(n_estimators=TREES, seed=SEED),
+        # as recorded: its defaults before issue 17 (the paper's growth, frozen at the cap)
+        "MondrianForestClassifier": lambda: MondrianForestClassifier(
+            n_estimators=TREES, seed=SEED, lifetime_scale=2.0, recycling=False, max_nodes=4095),
     }
 
 

@@ -112,8 +112,10 @@ def run_seed(seed: int, checkpoints: list[int], X_test: pd.DataFrame, f_test: np
 
     risks: dict[str, list[float]] = {}
     for name, kwargs in MODELS.items():
+        # the paper's estimator: mean leaves, no cap in reach (so no recycling)
         model = MondrianForestRegressor(n_estimators=n_estimators, smoothing=SMOOTHING,
-                                        max_nodes=10**6, seed=seed, **kwargs)
+                                        max_nodes=10**6, seed=seed, leaf_model="mean",
+                                        recycling=False, **kwargs)
         risks[name] = []
         n_seen = 0
         for n in checkpoints:

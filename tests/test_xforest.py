@@ -503,7 +503,9 @@ STATISTICS = {"weight", "value", "n_values",
               # the stream-partitioning forest also forgets its fringe's histograms
               "born", "hists", "hists_offsets", "n_estimation",
               # the BSP tree forgets its kept points' targets (a later cut would count them)
-              "targets"}
+              "targets",
+              # the Mondrian tree refits its linear models and restarts its aggregation weights
+              "coef", "logw", "logwt"}
 
 
 def _refit_targets(cls, X, first_task):

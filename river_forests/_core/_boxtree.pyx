@@ -139,21 +139,11 @@ cdef class BoxTree(Tree):
     cdef int recompute_rates(self) except -1 nogil:
         """Recompute every subtree rate from the leaves (after a rescale), in O(n_nodes)."""
         cdef int32_t* order = <int32_t*>malloc(<size_t>(self.n_nodes + 1) * sizeof(int32_t))
-        cdef int32_t head = 0, tail = 0, j, k
+        cdef int32_t j, k
         if order == NULL:
             with gil:
                 raise MemoryError()
-        if self.root >= 0:
-            order[tail] = self.root
-            tail += 1
-        while head < tail:  # breadth-first: parents before children
-            j = order[head]
-            head += 1
-            if self.left[j] >= 0:
-                order[tail] = self.left[j]
-                order[tail + 1] = self.right[j]
-                tail += 2
-        for k in range(tail - 1, -1, -1):
+        for k in range(self.order_nodes(order) - 1, -1, -1):  # children before parents
             j = order[k]
             if self.left[j] < 0:
                 self.rate[j] = self.leaf_rate(j)

@@ -11,9 +11,10 @@ cdef inline double linear_value(const double* coef, const double* z, int n) noex
     return s
 
 
-cdef inline void linear_step(double* coef, const double* z, int n, double g) noexcept nogil:
-    """coef += g * (1, z): a gradient step on the squared error with g = rate * residual."""
+cdef inline void linear_step(double* coef, const double* z, int n, double g0, double g) noexcept nogil:
+    """coef += (g0, g * z): a gradient step on the squared error, with g0 and g the residual
+    times the intercept's and the slopes' step sizes."""
     cdef int d
-    coef[0] += g
+    coef[0] += g0
     for d in range(n):
         coef[1 + d] += g * z[d]

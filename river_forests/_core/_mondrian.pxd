@@ -33,13 +33,13 @@ cdef class MondrianTree(BoxTree):
 
     # --- linear leaves (regression) ---
     cdef bint linear            # a node predicts with its linear model (else its mean)
-    cdef double linear_rate     # normalized step of the models' updates (0 < rate < 2)
+    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
     cdef int32_t coef_stride    # cells per node row of `coef`: feature_capacity + 1, or 0
     cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
 
     # --- at the node cap ---
-    cdef bint recycling         # free the least recently visited twigs for new splits (else freeze)
-    cdef int32_t n_recycled     # nodes freed so far
+    cdef bint recycling         # free the twigs holding the least data for new cuts (else freeze)
+    cdef long long n_recycled   # nodes freed so far
 
     cdef int split_above(self, int32_t node, const double* x, const double* xs, double time,
                          double total, double y, double w, double loss, double g) except -1 nogil
@@ -47,6 +47,7 @@ cdef class MondrianTree(BoxTree):
                           double* estimate) noexcept nogil
     cdef double load_z(self, const double* xs) noexcept nogil
     cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil
+    cdef void start_model(self, int32_t node) noexcept nogil
     cdef int recycle(self) except -1 nogil
     cdef double aggregation_start(self, double* var) noexcept nogil
     cdef void update_weights_up(self, int32_t node) noexcept nogil

@@ -72,10 +72,10 @@ cdef void select_smallest(Key* a, int32_t n, int32_t k) noexcept nogil:
         else:
             return
 
-from libc.math cimport INFINITY, exp, fabs, log, log1p, pow
+from libc.math cimport INFINITY, NAN, exp, fabs, log, log1p, pow
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -85,7 +85,7 @@ from ._box cimport extension, outside, padded
 from ._boxtree cimport BoxTree
 from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SLOT, SCALAR_BOOL, SCALAR_F64,
-                     SCALAR_I32, TASK_CLASSIFICATION, TASK_REGRESSION,
+                     SCALAR_I32, SCALAR_I64, TASK_CLASSIFICATION, TASK_REGRESSION,
                      add_stats, prefetch_span)
 
 
@@ -119,7 +119,7 @@ cdef class MondrianTree(BoxTree):
         self.declare_scalar(&self.linear, b"linear", SCALAR_BOOL, True)
         self.declare_scalar(&self.linear_rate, b"linear_rate", SCALAR_F64, True)
         self.declare_scalar(&self.coef_cols, b"coef_cols", SCALAR_I32, False)
-        self.declare_scalar(&self.n_recycled, b"n_recycled", SCALAR_I32, False)
+        self.declare_scalar(&self.n_recycled, b"n_recycled", SCALAR_I64, False)
         self.declare_scalar(&self.lifetime, b"lifetime", SCALAR_F64, False)
         self.declare_scalar(&self.warmup, b"warmup", SCALAR_I32, False)
         self.declare_scalar(&self.hazard, b"hazard", SCALAR_F64, False)
@@ -180,10 +180,14 @@ cdef class MondrianTree(BoxTree):
         return nz
 
     cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil:
-        """One normalized least-mean-squares step of the node's model towards y (`z` holds
-        the sample, g = linear_rate * weight / (1 + |z|^2))."""
+        """One step of the node's model towards y, before the node counts y (`z` holds the
+        sample): the slopes by normalized least mean squares (g = linear_rate * weight /
+        (1 + |z|^2)), the intercept by the running mean of the residuals over the node's
+        samples (a step of 1 / (weight + 2): the first residual counts half against the model
+        the node started from), so where the features do not vary the model is the mean."""
         cdef double* c = self.coef + <size_t>node * self.coef_stride
-        linear_step(c, self.z, self.n_features, g * (y - linear_value(c, self.z, self.n_features)))
+        cdef double r = y - linear_value(c, self.z, self.n_features)
+        linear_step(c, self.z, self.n_features, r / (self.weight[node] + 2.0), g * r)
 
     cdef double leaf_rate(self, int32_t node) noexcept nogil:
         """A leaf splits at the rate of its linear dimension (ExtendMondrian); a leaf that
@@ -235,11 +239,11 @@ cdef class MondrianTree(BoxTree):
 
     cdef int recycle(self) except -1 nogil:
         """Free nodes for new splits at the cap: the twigs (interior nodes over two leaves)
-        that hold the least data, a 16th of the cap of them at a time (an 8th of the nodes),
+        that hold the least data, an eighth of the cap of them at a time (a quarter of the nodes),
         become leaves again. A freed twig keeps its box and statistics (which already count
         its leaves' samples) and rests until a sample reaches it; then it may split again
         when the process says so. The nodes go where the data is dense, in bounded memory."""
-        cdef int32_t j, n_twigs = 0, k, want = self.max_nodes // 16
+        cdef int32_t j, n_twigs = 0, k, want = self.max_nodes // 8
         cdef Key* keys
         cdef int32_t* chosen
         if want < 1:
@@ -280,7 +284,9 @@ cdef class MondrianTree(BoxTree):
         prediction (`estimate`: the probability of class y, or the mean). A node predicts by
         the path rule of `blend_path`: its statistics with the parent's prediction `prior` as
         a prior of strength `smoothing`. Log loss for classes (floored at 1e-12), squared
-        error over twice the target's variance `var` for values, so `step` is unit-free."""
+        error over twice the target's variance `var` for values, so `step` is unit-free. With
+        linear leaves a node's prediction of a value is its model's (`z` holds the sample);
+        `estimate` stays the mean, the prior of the path rule."""
         cdef double n = self.weight[node], a = self.smoothing, e = prior, r
         cdef const double* v = self.value + <size_t>node * self.value_stride
         if self.task == TASK_CLASSIFICATION:
@@ -291,7 +297,10 @@ cdef class MondrianTree(BoxTree):
         if n + a > 0.0:
             e = (v[0] + a * prior) / (n + a)
         estimate[0] = e
-        r = y - e
+        if self.coef_stride > 0 and self.n_features > 0:  # linear leaves: the node's model
+            r = y - linear_value(self.coef + <size_t>node * self.coef_stride, self.z, self.n_features)
+        else:
+            r = y - e
         return r * r / (2.0 * var)
 
     cdef void update_weights_up(self, int32_t node) noexcept nogil:
@@ -318,8 +327,9 @@ cdef class MondrianTree(BoxTree):
         leaf all that is left. Node predictions are the path rule's (`blend_path`); writes
         class probabilities, or (mean, mean of y^2)."""
         cdef int32_t k, c, j, known
-        cdef double left_over = 1.0, wk, est, acc, n, a = self.smoothing
+        cdef double left_over = 1.0, wk, est, est2, acc, n, f, spread, a = self.smoothing
         cdef const double* v
+        cdef bint linear = self.coef_stride > 0 and self.n_features > 0
         for k in range(depth):
             j = self.path[k]
             if k == depth - 1:
@@ -347,11 +357,30 @@ cdef class MondrianTree(BoxTree):
                     acc += self.path_coef[k] * est
                 out[c] = acc
             return 0
+        # values: node k predicts f_k (its mean, or its linear model's value at x, `z` loaded
+        # by the caller) with the spread v_k of its targets; the mixture's moments follow
         out[0] = 0.0
         out[1] = 0.0
         n = self.weight[self.root]
         if depth == 0 or n <= 0.0:
             return 0
+        v = self.value + <size_t>self.root * self.value_stride
+        est = v[0] / n
+        est2 = v[1] / n
+        for k in range(depth):
+            j = self.path[k]
+            n = self.weight[j]
+            if n + a > 0.0:
+                v = self.value + <size_t>j * self.value_stride
+                est = (v[0] + a * est) / (n + a)
+                est2 = (v[1] + a * est2) / (n + a)
+            f = est
+            if linear:
+                f = linear_value(self.coef + <size_t>j * self.coef_stride, self.z, self.n_features)
+            spread = est2 - est * est
+            out[0] += self.path_coef[k] * f
+            out[1] += self.path_coef[k] * (f * f + (spread if spread > 0.0 else 0.0))
+        return 0
         for c in range(2):
             v = self.value + <size_t>self.root * self.value_stride
             est = v[c] / n
@@ -368,16 +397,18 @@ cdef class MondrianTree(BoxTree):
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
         cdef int32_t depth = self.descend(x), d
         cdef double v, f, var
-        if self.use_aggregation:
-            self.aggregate_path(depth, out, n_out)
-        else:
-            self.blend_path(depth, out, n_out)
-        if self.coef_stride > 0 and depth > 0 and self.n_features > 0:
-            # linear leaves: the leaf's model gives the mean, the spread stays the path's (a
-            # tree with no feature has no model but the mean)
+        cdef bint linear = self.coef_stride > 0 and depth > 0 and self.n_features > 0
+        if linear:
+            # the sample in the models' units (a tree with no feature has no model but the mean)
             for d in range(self.n_features):
                 v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
                 self.z[d] = v if v == v else 0.0
+        if self.use_aggregation:
+            self.aggregate_path(depth, out, n_out)
+            return
+        self.blend_path(depth, out, n_out)
+        if linear:
+            # linear leaves: the leaf's model gives the mean, the spread stays the path's
             f = linear_value(self.coef + <size_t>self.path[depth - 1] * self.coef_stride,
                              self.z, self.n_features)
             var = out[1] - out[0] * out[0]
@@ -385,12 +416,66 @@ cdef class MondrianTree(BoxTree):
             out[1] = f * f + (var if var > 0.0 else 0.0)
 
     cdef int clear_stats(self) except -1 nogil:
-        """A refit also forgets the aggregation weights, which were earned on the old targets."""
+        """A refit also forgets what was learned from the old targets: the aggregation
+        weights and the linear models (`refit_sample` fits them again)."""
         cdef int32_t j
         for j in range(self.n_nodes):
             self.logw[j] = 0.0
             self.logwt[j] = 0.0
+        if self.coef_stride > 0:
+            # NaN: not fitted since the refit began (`refit_sample` starts it from its parent's)
+            for j in range(self.n_nodes):
+                self.coef[<size_t>j * self.coef_stride] = NAN
         return BoxTree.clear_stats(self)
+
+    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
+        """A refit's row on its path (`path[:depth]`, counted already): the linear models of
+        the path take their step, as when the tree learns."""
+        cdef int32_t d, k
+        cdef double v, nz = 1.0
+        if self.coef_stride == 0 or self.n_features == 0:
+            return 0
+        for d in range(self.n_features):
+            v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
+            v = v if v == v else 0.0
+            self.z[d] = v
+            nz += v * v
+        for k in range(depth):
+            self.start_model(self.path[k])
+            # the intercept's step counts the row already counted: as when learning, before
+            self.weight[self.path[k]] -= 1.0
+            self.fit_node(self.path[k], y, self.linear_rate / nz)
+            self.weight[self.path[k]] += 1.0
+        return 0
+
+    cdef void start_model(self, int32_t node) noexcept nogil:
+        """A node's model not fitted since a refit began starts from its parent's (the root's
+        from 0 slopes at its mean)."""
+        cdef double* c = self.coef + <size_t>node * self.coef_stride
+        cdef int32_t p = self.parent[node]
+        if c[0] == c[0]:
+            return
+        if p >= 0:
+            memcpy(c, self.coef + <size_t>p * self.coef_stride, self.coef_stride * sizeof(double))
+        else:
+            memset(c, 0, self.coef_stride * sizeof(double))
+            if self.weight[node] > 0.0:
+                c[0] = self.value[<size_t>node * self.value_stride] / self.weight[node]
+
+    cdef int after_refit(self) except -1 nogil:
+        """Nodes no refit row reached start from their parents' models."""
+        cdef int32_t* order
+        cdef int32_t k
+        if self.coef_stride == 0:
+            return 0
+        order = <int32_t*>malloc(<size_t>(self.n_nodes + 1) * sizeof(int32_t))
+        if order == NULL:
+            with gil:
+                raise MemoryError()
+        for k in range(self.order_nodes(order)):  # parents first
+            self.start_model(order[k])
+        free(order)
+        return 0
 
     # ---------------------------------------------------------------- one sample
 
@@ -537,22 +622,22 @@ cdef class MondrianTree(BoxTree):
         return m
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
-        cdef double new_lifetime, prior, var
+        cdef double new_lifetime, prior, var, nz
         self.shift(x)
         if self.n_seen <= self.warmup:
             # lifetime 0: the root only learns its box and statistics (and its model, whose
             # intercept starts at the first target: the inputs start at 0, the origin)
             self.stretch(self.root)
-            if self.coef_stride > 0:
-                if self.n_seen == 1:
-                    self.coef[<size_t>self.root * self.coef_stride] = y
-                else:
-                    self.fit_node(self.root, y, self.linear_rate * (w if w < 1.0 else 1.0)
-                                  / self.load_z(self.shifted))
+            nz = self.load_z(self.shifted) if self.coef_stride > 0 else 1.0
             if self.use_aggregation:
                 prior = self.aggregation_start(&var)
                 self.logw[self.root] -= self.step * w * self.node_loss(self.root, y, prior, var, &prior)
                 self.logwt[self.root] = self.logw[self.root]
+            if self.coef_stride > 0:
+                if self.n_seen == 1:
+                    self.coef[<size_t>self.root * self.coef_stride] = y
+                else:
+                    self.fit_node(self.root, y, self.linear_rate * (w if w < 1.0 else 1.0) / nz)
             add_stats(self, self.root, y, w)
             return 0
         self.maybe_rescale(self.shifted)

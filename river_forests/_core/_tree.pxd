@@ -170,6 +170,9 @@ cdef class Tree:
     cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil
     cdef int clear_stats(self) except -1 nogil
+    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil
+    cdef int after_refit(self) except -1 nogil
+    cdef int32_t order_nodes(self, int32_t* order) noexcept nogil
 
     # prediction
     cdef int32_t descend(self, const double* x) noexcept nogil

@@ -549,6 +549,33 @@ cdef class Tree:
                 depth = self.descend(row_of(X, i))
                 for k in range(depth):
                     add_stats(self, self.path[k], y[i], 1.0)
+                self.refit_sample(row_of(X, i), y[i], depth)
+            self.after_refit()
+
+    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
+        """Hook: what else a kind learns from a refit's row, once it is counted along its path
+        (`path[:depth]`)."""
+        return 0
+
+    cdef int after_refit(self) except -1 nogil:
+        """Hook: the end of a refit (every row counted)."""
+        return 0
+
+    cdef int32_t order_nodes(self, int32_t* order) noexcept nogil:
+        """Write the nodes breadth first from the root (parents before children) into
+        `order` (n_nodes entries); returns how many."""
+        cdef int32_t head = 0, tail = 0, j
+        if self.root >= 0:
+            order[tail] = self.root
+            tail += 1
+        while head < tail:
+            j = order[head]
+            head += 1
+            if self.left[j] >= 0:
+                order[tail] = self.left[j]
+                order[tail + 1] = self.right[j]
+                tail += 2
+        return tail
 
     # ---------------------------------------------------------------- prediction
 
