@@ -66,7 +66,7 @@ _PARAMS_DOC = """
         Ignored for a fixed lifetime. The paper's is 1. The classifier's default, 65536, grows
         every leaf that holds data as soon as it can, and lets ``max_nodes`` with
         ``recycling`` decide where the nodes go: on covtype's first 100,000 rows it gives .910
-        in 5 MB where 2 (and 4,095 nodes, frozen at the cap) gave .847 in 21 MB
+        in 5.1 MiB where 2 (and 4,095 nodes, frozen at the cap) gave .847 in 22 MiB
         (``benchmarks/mondrian_frontier.py``). The regressor's default, 0.5,
         keeps leaves large enough for their linear models.
     use_aggregation
@@ -90,7 +90,7 @@ _OVERRIDES = {
     max_nodes
         Cap on the nodes of each tree: the memory bound. A node costs about 8 bytes per
         feature (its box) and 8 per class, plus 70 (a regressor's linear leaves add 8 per
-        feature): 1,023 nodes take 5 MB for 10 trees on covtype's 54 features and 7 classes. At the cap a tree recycles nodes (``recycling``) or stops
+        feature): 1,023 nodes take 5 MiB for 10 trees on covtype's 54 features and 7 classes. At the cap a tree recycles nodes (``recycling``) or stops
         splitting; its boxes and node statistics keep learning, so memory stays bounded
         whatever the length of the stream.""",
     "smoothing": _SHARED_DOC["smoothing"] + """ Positive values blend the path (a
@@ -200,13 +200,15 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
         _PARAMS_DOC + """
     leaf_model
         ``"linear"`` (default): every node keeps a linear model of the target over the
-        features (in units of the tree's root range), updated along the path by normalized
-        least mean squares; a new node starts from its parent's model, so a leaf refines its
-        ancestors' fit; the leaf's model predicts. ``"mean"``: the leaf's (smoothed) mean, the
-        paper's. On Friedman (20,000 samples) linear leaves take the MAE from 2.31 to 1.81.
+        features (in units of the tree's root range), updated along the path: the slopes by
+        normalized least mean squares, the intercept by the running mean of the residuals. A
+        new node starts from its parent's model, so a leaf refines its ancestors' fit; the
+        leaf's model predicts. ``"mean"``: the leaf's (smoothed) mean, the paper's. On
+        Friedman (20,000 samples) the defaults take the MAE from 2.31 (mean leaves, the
+        defaults before) to 1.79.
     linear_rate
-        The normalized step of the linear models, in (0, 1]: 1 fits each sample exactly in
-        the direction of its features.""",
+        The normalized step of the slopes, in (0, 1]: 1 fits each sample exactly in the
+        direction of its features.""",
         classifier=False,
         examples="""
     >>> from river import datasets, evaluate, metrics
