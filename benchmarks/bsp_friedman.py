@@ -151,10 +151,13 @@ def noise_check() -> str:
     return f"mean {e.mean():+.3f}, sd {e.std():.3f}"
 
 
-def environment() -> list[str]:
+def environment(extension: str = "_bsp") -> list[str]:
     """One line: machine, versions, the package's git commit, its files that differ from it,
-    when the extension loaded for the BSP trees was built, and the load average."""
-    import river_forests._core._bsp as bsp_ext
+    when the compiled `extension` loaded (the BSP trees' by default) was built, and the load
+    average."""
+    import importlib
+
+    bsp_ext = importlib.import_module(f"river_forests._core.{extension}")
 
     try:
         head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
@@ -170,7 +173,7 @@ def environment() -> list[str]:
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     return [f"Environment: {platform.machine()}, {os.cpu_count()} cores (shared), Python "
             f"{platform.python_version()}, river {river.__version__}, numpy {np.__version__}, "
-            f"pandas {pd.__version__}; code {code}; `_bsp` extension built {built} UTC; "
+            f"pandas {pd.__version__}; code {code}; `{extension}` extension built {built} UTC; "
             f"load average at start {load}."]
 
 

@@ -1,6 +1,8 @@
 # The Mondrian tree of mourtada2017 (growing lifetime) on the range of the data seen
 # (conditional Mondrian of Lakshminarayanan et al. 2014, as in the paper's remark 3).
 # Boxes, scales and rates come from `_boxtree.BoxTree`; a leaf's rate is its linear dimension.
+# Beyond the paper, as options: recycling at the node cap, linear leaves (regression), and AMF's
+# aggregation over the prunings of the tree (see the module's docstring).
 
 from libc.stdint cimport int32_t
 

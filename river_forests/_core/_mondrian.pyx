@@ -24,6 +24,17 @@ points would be measured in units that the next points make meaningless (the sum
 relative extensions of a growing range diverges like log(final / initial range)). After the
 warm-up the lifetime is raised from 0 by ExtendMondrian, which samples the Mondrian process
 on the warm-up box.
+
+Three options go beyond the paper (each off gives its tree back, bit for bit):
+
+* **Recycling at the node cap** (`recycling`): a full tree frees the twigs holding the least
+  data (`recycle`, through the shared `Tree.collapse`), which rest until a sample reaches them.
+* **Linear leaves** (`linear`, regression): each node keeps a linear model of the target over
+  x in units of the root range (`coef`), stepped along the path like the statistics and
+  inherited by new nodes; the leaf's model predicts.
+* **Aggregation over prunings** (`use_aggregation`, AMF): each node keeps the log weight of its
+  own predictions' cumulated loss (`logw`) and of its subtree over every pruning (`logwt`);
+  the prediction is their mixture along the path (`aggregate_path`).
 """
 
 cdef enum:
