@@ -384,8 +384,18 @@ def test_a_copy_taken_mid_drift_resumes_identically(cls, seed, copier):
     travels with the core). With seed 1 new warnings and replacements happen after the
     copy (with seed=None they happen or not: see the periodic test below)."""
     stream = adapting(cls)
-    model = make(cls, sensitive_detectors(), seed=seed, n_estimators=3)
-    t = until_adapted(model, stream)
+    for attempt in range(5):
+        model = make(cls, sensitive_detectors(), seed=seed, n_estimators=3)
+        try:
+            t = until_adapted(model, stream)
+            break
+        except AssertionError:
+            # seed=None draws a new master seed each time: a draw whose trees never hold a
+            # background tree and a drift at once on this stream is a property of that draw
+            # (rare: none in 60 draws of the purely random regressor, once in a CI run), not
+            # of the copy under test, so draw again
+            if seed is not None or attempt == 4:
+                raise
     rest = stream[t:t + 800] + flip(cls, stream[t + 800:t + 1400])
     _copy_and_resume(model, copier, rest, events=seed is not None)
 
