@@ -600,9 +600,14 @@ def write_summary(out: Path, quick: bool, order: list[str], command: str | None 
 
 
 def _code_text(streams: list[dict]) -> str:
-    """The code the records were made with (records before the key have none)."""
+    """The code the records were made with (records before the key have none: named, as made
+    by earlier code, when others have one)."""
     codes = list(dict.fromkeys(s["code"] for s in streams if "code" in s))
-    return "; code " + ", ".join(codes) if codes else ""
+    older = [s["stream"] for s in streams if "code" not in s]
+    text = "; code " + ", ".join(codes) if codes else ""
+    if codes and older:
+        text += f"; the records of {', '.join(older)} were made by earlier code"
+    return text
 
 
 def _harness_text(streams: list[dict]) -> str:
