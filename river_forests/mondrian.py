@@ -74,8 +74,9 @@ _PARAMS_DOC = """
         the tree (Mourtada, Gaïffas and Scornet, AMF, 2021), computed along the path: each
         node keeps the log weight of its own predictions' cumulated loss (log loss, or squared
         error over twice the target variance) and the log weight of its subtree. Off by
-        default: with the path smoothing it lost on every stream measured
-        (``benchmarks/mondrian_frontier.py``).
+        default: with the path smoothing it lost on covtype, elec and Friedman
+        (``benchmarks/mondrian_frontier.py``, ``benchmarks/mondrian_regression.py``), and won
+        only on TrumpApproval.
     step
         The weights' learning rate (the loss's multiplier) with ``use_aggregation``.
     recycling

@@ -47,7 +47,7 @@ cdef class MondrianTree(BoxTree):
                          double total, double y, double w, double loss, double g) except -1 nogil
     cdef double node_loss(self, int32_t node, double y, double prior, double var,
                           double* estimate) noexcept nogil
-    cdef double load_z(self, const double* xs) noexcept nogil
+    cdef double load_z(self, const double* x) noexcept nogil
     cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil
     cdef void start_model(self, int32_t node) noexcept nogil
     cdef int recycle(self) except -1 nogil

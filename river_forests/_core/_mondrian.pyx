@@ -178,13 +178,14 @@ cdef class MondrianTree(BoxTree):
                     self.coef[<size_t>j * self.coef_stride + 1 + d] *= ratio
         return 0
 
-    cdef double load_z(self, const double* xs) noexcept nogil:
-        """`z` = the shifted sample `xs` in units of the root range, 0 where missing; returns
-        1 + |z|^2, the normalizer of the models' steps."""
+    cdef double load_z(self, const double* x) noexcept nogil:
+        """`z` = the tree's slots of the registry row `x`, from their origins, in units of the
+        root range, 0 where missing (the models' inputs, when learning, predicting or
+        refitting); returns 1 + |z|^2, the normalizer of the models' steps."""
         cdef int32_t d
         cdef double v, nz = 1.0
         for d in range(self.n_features):
-            v = xs[d] * self.scale[d]
+            v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
             v = v if v == v else 0.0
             self.z[d] = v
             nz += v * v
@@ -406,14 +407,11 @@ cdef class MondrianTree(BoxTree):
         return 0
 
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
-        cdef int32_t depth = self.descend(x), d
-        cdef double v, f, var
+        cdef int32_t depth = self.descend(x)
+        cdef double f, var
         cdef bint linear = self.coef_stride > 0 and depth > 0 and self.n_features > 0
-        if linear:
-            # the sample in the models' units (a tree with no feature has no model but the mean)
-            for d in range(self.n_features):
-                v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
-                self.z[d] = v if v == v else 0.0
+        if linear:  # a tree with no feature has no model but the mean
+            self.load_z(x)
         if self.use_aggregation:
             self.aggregate_path(depth, out, n_out)
             return
@@ -442,15 +440,11 @@ cdef class MondrianTree(BoxTree):
     cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
         """A refit's row on its path (`path[:depth]`, counted already): the linear models of
         the path take their step, as when the tree learns."""
-        cdef int32_t d, k
-        cdef double v, nz = 1.0
+        cdef int32_t k
+        cdef double nz
         if self.coef_stride == 0 or self.n_features == 0:
             return 0
-        for d in range(self.n_features):
-            v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
-            v = v if v == v else 0.0
-            self.z[d] = v
-            nz += v * v
+        nz = self.load_z(x)
         for k in range(depth):
             self.start_model(self.path[k])
             # the intercept's step counts the row already counted: as when learning, before
@@ -534,7 +528,9 @@ cdef class MondrianTree(BoxTree):
         self.rate[p] = self.rate[node]
         add_stats(self, p, y, w)
         add_stats(self, s, y, w)
-        if self.coef_stride > 0:  # p starts from node's model and learns x; s starts from p's
+        if self.coef_stride > 0:
+            # p starts from node's model and learns x (having counted x already: its intercept
+            # step is 1 / (weight + 1), one sample gentler than on a walk); s starts from p's
             memcpy(self.coef + <size_t>p * self.coef_stride,
                    self.coef + <size_t>node * self.coef_stride, self.coef_stride * sizeof(double))
             self.fit_node(p, y, g)
@@ -572,7 +568,7 @@ cdef class MondrianTree(BoxTree):
         cdef double prior = 0.0, var = 1.0, loss = 0.0, est, g = 0.0
         cdef bint fit = self.coef_stride > 0
         if fit:
-            g = self.linear_rate * (w if w < 1.0 else 1.0) / self.load_z(xs)
+            g = self.linear_rate * (w if w < 1.0 else 1.0) / self.load_z(x)
         if agg:
             prior = self.aggregation_start(&var)
         while True:
@@ -639,7 +635,7 @@ cdef class MondrianTree(BoxTree):
             # lifetime 0: the root only learns its box and statistics (and its model, whose
             # intercept starts at the first target: the inputs start at 0, the origin)
             self.stretch(self.root)
-            nz = self.load_z(self.shifted) if self.coef_stride > 0 else 1.0
+            nz = self.load_z(x) if self.coef_stride > 0 else 1.0
             if self.use_aggregation:
                 prior = self.aggregation_start(&var)
                 self.logw[self.root] -= self.step * w * self.node_loss(self.root, y, prior, var, &prior)
