@@ -1,5 +1,6 @@
 """Consistent online random forests for river, with Cython-compiled trees."""
 
+from ._merge import merge
 from .bsp import BSPForestClassifier, BSPForestRegressor
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor
@@ -15,5 +16,6 @@ __all__ = [
     "PurelyRandomForestRegressor",
     "StreamPartitionForestClassifier",
     "XForestClassifier",
+    "merge",
 ]
 __version__ = "0.1.0"

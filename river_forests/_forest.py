@@ -13,8 +13,10 @@ import abc
 import collections
 import concurrent.futures
 import numbers
+import contextlib
 import os
 import random
+import threading
 
 import numpy as np
 import pandas as pd
@@ -34,6 +36,22 @@ AGGREGATIONS = ("average", "vote")
 PARALLEL_MIN_ROWS = 64
 _EXECUTOR = None
 _WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+_LOCAL = threading.local()
+
+
+@contextlib.contextmanager
+def serial():
+    """In this block, the calling thread's forests learn their mini-batches in the calling
+    thread alone: where the caller already runs one task per core (a Dask worker's
+    threads, `river_forests.distributed`), a forest's own threads would only compete."""
+    before = getattr(_LOCAL, "serial", False)
+    _LOCAL.serial = True
+    try:
+        yield
+    finally:
+        _LOCAL.serial = before
 
 
 def _executor():
@@ -511,7 +529,8 @@ class BaseForest(base.Estimator, abc.ABC):
     def _threads(self, n_rows: int) -> dict:
         """How a batch of `n_rows` rows is learned: its trees shared out among the process's
         thread pool when it is worth it, else in the calling thread."""
-        if n_rows >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1:
+        if n_rows >= PARALLEL_MIN_ROWS and self.n_estimators > 1 and _WORKERS > 1 \
+                and not getattr(_LOCAL, "serial", False):
             return {"executor": _executor(), "n_tasks": _WORKERS}
         return {}
 

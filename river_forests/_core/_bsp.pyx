@@ -65,6 +65,9 @@ cdef class BSPTree(BoxTree):
     `fixed_budget`, `budget_scale`, `max_pairs`, `max_hull_vertices`, `max_leaf_points`."""
 
     split_kind = "oblique"
+    # a merge renumbers the cut's second column and the kept points' classes too
+    column_keys = Tree.column_keys + ("feature_b",)
+    class_cell_keys = {"targets": 2}  # (y, w) a point
 
     def __cinit__(self, *args, **kwargs):
         self.consistent = True

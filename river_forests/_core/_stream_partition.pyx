@@ -63,6 +63,22 @@ cdef class StreamPartitionTree(Tree):
     classification only), `structure_fraction`, `candidate_features`, `candidate_points`,
     `min_gain`, `alpha`, `alpha_growth`, `beta` and `max_active`."""
 
+    class_row_keys = Tree.class_row_keys + ("hists",)
+
+    @classmethod
+    def remap_state(cls, dict state, columns, classes):
+        """The base's renumbering, and the candidates' registry columns inside each fringe
+        block (`cands`: [n_dims, n_points, columns[n_dims], ...])."""
+        super(StreamPartitionTree, cls).remap_state(state, columns, classes)
+        cols = np.asarray(columns, dtype=np.float64)
+        cands = np.array(state["cands"], dtype=np.float64)
+        for o in state["cands_offsets"]:
+            if o >= 0:
+                dims = int(cands[o])
+                cands[o + HEAD:o + HEAD + dims] = cols[cands[o + HEAD:o + HEAD + dims].astype(np.intp)]
+        state["cands"] = cands
+        return state
+
     def __cinit__(self, *args, **kwargs):
         self.structure_fraction = 0.5
         self.candidate_features = 1.0

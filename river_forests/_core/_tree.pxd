@@ -163,6 +163,7 @@ cdef class Tree:
     cdef int _restride(self, int32_t* stride, int32_t new_stride) except -1 nogil
     cdef int _clear_slot(self, int32_t slot) except -1 nogil
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil
+    cdef int offer_column(self, int32_t c, int32_t k) except -1 nogil
     cdef int ensure_values(self, int32_t n_values) except -1 nogil
 
     # learning

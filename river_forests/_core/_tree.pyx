@@ -338,21 +338,86 @@ cdef class Tree:
         takes a free slot while there is one; then column c replaces a uniformly random slot
         with probability max_features / (c + 1) (reservoir sampling), the slot's old feature
         being forgotten (`_clear_slot`). Random draws happen only past `max_features` columns."""
-        cdef int32_t c, slot
+        cdef int32_t c
         for c in range(self.n_columns, n_columns):
-            if self.n_features < self.max_features:
-                if self.n_features >= self.feature_capacity:
-                    self._resize_features(doubled(self.feature_capacity, self.n_features + 1))
-                self.columns[self.n_features] = c
-                self.n_features += 1
-            else:
-                slot = <int32_t>rng_randint(&self.rng, <Py_ssize_t>c + 1)
-                if slot < self.max_features:
-                    self._clear_slot(slot)
-                    self.columns[slot] = c
+            self.offer_column(c, c)
         if n_columns > self.n_columns:
             self.n_columns = n_columns
         return 0
+
+    cdef int offer_column(self, int32_t c, int32_t k) except -1 nogil:
+        """Offer registry column `c`, the `k`-th column (from 0) the tree considers, to the
+        subspace: a free slot while there is one, else a uniformly random slot with
+        probability max_features / (k + 1) (the reservoir's step)."""
+        cdef int32_t slot
+        if self.n_features < self.max_features:
+            if self.n_features >= self.feature_capacity:
+                self._resize_features(doubled(self.feature_capacity, self.n_features + 1))
+            self.columns[self.n_features] = c
+            self.n_features += 1
+        else:
+            slot = <int32_t>rng_randint(&self.rng, <Py_ssize_t>k + 1)
+            if slot < self.max_features:
+                self._clear_slot(slot)
+                self.columns[slot] = c
+        return 0
+
+    def adopt_columns(self, const int32_t[::1] unseen, int32_t n_columns):
+        """A merge's last step (`river_forests.merge`), once `remap_state` renumbered the
+        tree's columns into a registry of `n_columns` columns: offer it the columns it has
+        not considered (`unseen`, in order: features it never saw) as if they had come after
+        its own, then every column of the registry counts as considered. A tree that keeps
+        every feature gets them all, one that samples keeps a uniform sample of them all."""
+        cdef Py_ssize_t i
+        cdef int32_t k = self.n_columns
+        if k + unseen.shape[0] != n_columns:
+            raise ValueError(f"{unseen.shape[0]} unseen columns and {k} considered make "
+                             f"{k + unseen.shape[0]}, not the registry's {n_columns}")
+        with nogil:
+            for i in range(unseen.shape[0]):
+                self.offer_column(unseen[i], k + <int32_t>i)
+            self.n_columns = n_columns
+            self.ensure_features(n_columns)  # a kind's bookkeeping of its width
+
+    #: keys of the saved state (`get_state`) whose int cells are registry columns (-1: none),
+    #: and whose rows are indexed by class (`n_values` cells a row, pools included): what
+    #: `remap_state` renumbers. A kind adds its own (`_bsp`: `feature_b`, ...).
+    column_keys = ("feature", "columns")
+    class_row_keys = ("value",)
+    #: pools whose every k-th cell, from the first, is a class index (a kept point's target)
+    class_cell_keys = {}
+
+    @classmethod
+    def remap_state(cls, dict state, columns, classes):
+        """Renumber a saved state for another forest's registries (a merge): registry column c
+        becomes `columns[c]`, class k becomes `classes[k]` (a classifier's). Rows indexed by
+        class are widened to the largest new index the tree's classes take. A kind whose
+        state holds columns or classes in another shape extends this."""
+        cols = np.asarray(columns, dtype=np.int32)
+        for key in cls.column_keys:
+            a = np.asarray(state[key], dtype=np.int32)
+            state[key] = np.where(a >= 0, cols[np.maximum(a, 0)], a).astype(np.int32)
+        if state["task"] != TASK_CLASSIFICATION or state["n_values"] == 0:
+            return state
+        old = int(state["n_values"])
+        kmap = np.asarray(classes, dtype=np.intp)[:old]
+        width = int(kmap.max()) + 1
+        for key in cls.class_row_keys:
+            if key + "_offsets" in state:  # a pool: flat rows of `old` cells, offsets in cells
+                rows = np.asarray(state[key]).reshape(-1, old)
+                offsets = np.asarray(state[key + "_offsets"], dtype=np.int64)
+                state[key + "_offsets"] = np.where(offsets >= 0, offsets // old * width, -1)
+            else:
+                rows = np.asarray(state[key]).reshape(-1, old)
+            out = np.zeros((rows.shape[0], width), dtype=rows.dtype)
+            out[:, kmap] = rows
+            state[key] = out.reshape(-1) if key + "_offsets" in state else out
+        for key, period in cls.class_cell_keys.items():
+            a = np.array(state[key], dtype=np.float64)
+            a[0::period] = kmap[a[0::period].astype(np.intp)]
+            state[key] = a
+        state["n_values"] = width
+        return state
 
     cdef int ensure_values(self, int32_t n_values) except -1 nogil:
         if n_values > self.value_stride:

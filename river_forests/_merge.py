@@ -1,0 +1,189 @@
+"""Merging forests: one forest holding every tree of several (`merge`).
+
+The forests may have learned different streams: a feature or a class known to one of them
+only is mapped into the merged registries. Each tree's saved state is renumbered for them
+(`Tree.remap_state`: its registry columns, and its rows indexed by class), rebuilt, and then
+offered the merged registry's columns it never considered (`Tree.adopt_columns`), so it goes
+on learning them as if they had come after its own. A tree's prediction does not change:
+its cuts and statistics are the same, under new numbers. Hence the merged forest predicts
+the tree-weighted mean of the forests' predictions, and it keeps learning (and pickles) as
+any forest does.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ._core._features import _rebuild_registry
+from ._core._forest import ForestCore
+from ._core._random import tree_seed
+from ._core._tree import _rebuild_tree
+from ._forest import BaseForest
+
+__all__ = ["merge"]
+
+#: parameters the forests of a merge may differ in: the merged forest has every tree, and
+#: the first forest's seed (its own master seed derives from all of theirs)
+FREE_PARAMS = ("n_estimators", "seed")
+
+
+def _shared_params(forest) -> dict:
+    return {k: v for k, v in forest._get_params().items() if k not in FREE_PARAMS}
+
+
+def merge(forests):
+    """One forest of the same class holding every tree of `forests`, in order.
+
+    The forests must be of one class with the same parameters, except ``n_estimators`` (the
+    merged forest's is the total) and ``seed`` (it takes the first forest's). They may have
+    learned different streams: the merged forest knows every feature and every class any of
+    them knows (in order of first appearance, the first forest's first), and each tree's
+    numbers are mapped to it. Its prediction is the tree-weighted mean of the forests'
+    predictions: a forest of 10 trees counts twice as much as one of 5. It keeps learning
+    online as any forest does (a tree goes on learning the features it had not seen, as if
+    they had just come), and it pickles.
+
+    The forests themselves are not changed: each is copied under its lock (one may be
+    learning in another thread). A batch-native forest's buffered rows (XForest's
+    ``learn_one``) are learned by that forest's copy first. With drift adaptation, each
+    tree keeps its detectors and its background tree; `drift_log` positions are those of
+    the tree's own forest.
+
+    This is how `river_forests.distributed.learn` puts together the trees trained on a
+    Dask cluster; it also serves to grow a forest in parts, on different machines or
+    different days, and to put them together.
+
+    Parameters
+    ----------
+    forests
+        An iterable of forests of one class (at least one).
+
+    Examples
+    --------
+
+    >>> from river import datasets, metrics
+    >>> from river_forests import MondrianForestClassifier, merge
+
+    >>> stream = list(datasets.Phishing())
+    >>> left = MondrianForestClassifier(n_estimators=5, seed=1)
+    >>> right = MondrianForestClassifier(n_estimators=5, seed=2)
+    >>> for x, y in stream[:600]:
+    ...     left.learn_one(x, y)
+    >>> for x, y in stream[600:1000]:
+    ...     right.learn_one(x, y)
+
+    >>> forest = merge([left, right])
+    >>> forest.n_estimators
+    10
+
+    >>> metric = metrics.Accuracy()
+    >>> for x, y in stream[1000:]:
+    ...     metric.update(y, forest.predict_one(x))
+    ...     forest.learn_one(x, y)
+    >>> metric
+    Accuracy: 90.40%
+
+    """
+    forests = list(forests)
+    if not forests:
+        raise ValueError("merge needs at least one forest")
+    first = forests[0]
+    if not isinstance(first, BaseForest):
+        raise TypeError(f"merge takes river_forests forests, got {type(first).__name__}")
+    params = _shared_params(first)
+    for f in forests[1:]:
+        if type(f) is not type(first):
+            raise TypeError(f"merge takes forests of one class, got {type(first).__name__} "
+                            f"and {type(f).__name__}")
+        other = _shared_params(f)
+        differ = sorted(k for k in params if other[k] != params[k])
+        if differ:
+            raise ValueError(f"the forests' parameters differ ({', '.join(differ)}): only "
+                             f"{' and '.join(FREE_PARAMS)} may")
+
+    # private copies: each snapshot is taken under its forest's lock
+    parts = [copy.deepcopy(f) for f in forests]
+    for part in parts:
+        if part._core.n_pending:
+            part._core.flush(after=part._after_step)
+
+    names, feature_index = _union(part._core.features.names for part in parts)
+    if len(names) > first.max_width:
+        raise ValueError(f"the forests know {len(names)} features together, more than "
+                         f"max_width={first.max_width}: merge forests with a larger max_width")
+    labels, label_index = _union(part._core.labels for part in parts)
+
+    trees, background = [], []
+    for part in parts:
+        core = part._core
+        columns = np.array([feature_index[n] for n in core.features.names], dtype=np.int32)
+        classes = np.array([label_index[c] for c in core.labels], dtype=np.intp)
+        trees += [_renumbered(t, columns, classes, len(names)) for t in core.trees]
+        background += [None if b is None else _renumbered(b, columns, classes, len(names))
+                       for b in core.background]
+
+    master_seed = len(parts)
+    for part in parts:
+        master_seed = tree_seed(master_seed ^ part._core.master_seed, -3)
+    state = dict(parts[0]._core._forest_state(), master_seed=master_seed, rng=None,
+                 pending_rows=[], pending_targets=[],
+                 n_replaced=sum(p._core.n_replaced for p in parts),
+                 n_batches=sum(p._core.n_batches for p in parts),
+                 background=[None if b is None else (type(b), b.get_state()) for b in background],
+                 n_background=sum(p._core.n_background for p in parts))
+    merged = forest_of(first, trees, names, labels, state,
+                       any(p._core.features.full_warned for p in parts))
+    if merged.drift_detector is not None:
+        offsets = np.cumsum([0] + [p.n_estimators for p in parts])
+        merged._drift_detectors = [d for p in parts for d in p._drift_detectors]
+        if merged.warning_detector is not None:
+            merged._warning_detectors = [d for p in parts for d in p._warning_detectors]
+        merged._drifts = [n for p in parts for n in p._drifts]
+        merged._warnings = [n for p in parts for n in p._warnings]
+        merged._drift_log.extend((pos, int(i + off)) for p, off in zip(parts, offsets)
+                                 for pos, i in p._drift_log)
+        merged._n_watched = max(p._n_watched for p in parts)
+    return merged
+
+
+def forest_of(template, trees, names, labels, state, full_warned=False):
+    """A forest with `template`'s parameters (``n_estimators`` the number of `trees`) holding
+    `trees`, the feature registry `names`, the class `labels` and the forest's own state
+    `state` (`ForestCore._forest_state`'s dict; ``rng=None`` seeds the forest's generator
+    from the master seed). Fresh detectors, if the template has any."""
+    core = ForestCore(list(trees), template._core.classifier, template._core.vote,
+                      _rebuild_registry(names, template.max_width, full_warned), labels,
+                      master_seed=state["master_seed"], batch_size=state["batch_size"])
+    if state["rng"] is None:
+        state = dict(state, rng=core._forest_state()["rng"])
+    core._set_forest_state(state)
+    forest = template.clone({"n_estimators": len(trees)})
+    forest._core = core
+    forest._reset_detectors()
+    return forest
+
+
+def _union(lists):
+    """The items of several lists, each once, in order of first appearance, and their index."""
+    out, index = [], {}
+    for items in lists:
+        for item in items:
+            if item not in index:
+                index[item] = len(out)
+                out.append(item)
+    return out, index
+
+
+def _renumbered(tree, columns, classes, n_columns):
+    """A copy of `tree` for the merged registries: its registry column c is `columns[c]`, its
+    class k is `classes[k]`; the columns of the `n_columns` it never considered are offered
+    to it last."""
+    state = tree.get_state()
+    considered = set(columns[:state["n_columns"]].tolist())
+    type(tree).remap_state(state, columns, classes)
+    new = _rebuild_tree(type(tree), state)
+    unseen = np.array([c for c in range(n_columns) if c not in considered], dtype=np.int32)
+    new.adopt_columns(unseen, n_columns)
+    return new

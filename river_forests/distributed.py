@@ -1,0 +1,278 @@
+"""Training a forest on a Dask cluster: `learn`.
+
+Needs the ``dask`` extra (``pip install "river-forests[dask]"``: dask's DataFrame and its
+distributed scheduler). Dask schedules the work; this module only says what a task is:
+
+* ``split="trees"``: the forest's trees are shared out in groups, one per worker thread,
+  and each group learns every partition in order (one task per group and partition, each taking the
+  group's trees from the task before it). Trees are independent, so the groups put back
+  together are exactly the forest ``learn_many`` over the partitions in order gives.
+* ``split="partitions"``: each partition trains a sub-forest of its own, on its rows alone
+  (one task per partition, on the worker that holds it), and the sub-forests are merged
+  (`river_forests.merge`): the subsampled forest of biau2008, section 5.
+
+Every task is a pure function of its inputs (it copies the trees it is given, learns, and
+returns the copy): a task Dask runs again, after a worker was lost, gives the same trees,
+and the forest passed in is never changed. The result comes back once every task is done.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import pickle
+import uuid
+
+import numpy as np
+import pandas as pd
+
+from ._core._random import tree_seed
+from ._forest import BaseForest, serial
+from ._merge import forest_of, merge
+
+__all__ = ["learn", "tree_groups"]
+
+SPLITS = ("trees", "partitions")
+
+#: `tree_seed` index of partition p's sub-forest seed: -PARTITION_SEED - p (apart from the
+#: trees' (>= 0), the forest's generator (-1), background trees (-2, -3, ...) would need
+#: a million of them to meet it)
+PARTITION_SEED = 1 << 20
+
+
+def _imports():
+    try:
+        import dask
+        import dask.dataframe as dd
+        import distributed
+    except ImportError as e:  # pragma: no cover - exercised without the extra only
+        raise ImportError(
+            "river_forests.distributed needs Dask: pip install 'river-forests[dask]'"
+        ) from e
+    return dask, dd, distributed
+
+
+def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None = None,
+          client=None, progress: bool = False, retries: int = 0):
+    """Train `model` on a Dask DataFrame `X` and Series `y` on the current Dask client, and
+    return the trained forest (`model` is not changed).
+
+    Parameters
+    ----------
+    model
+        A river_forests forest, fresh or already trained: training goes on from its state.
+    X
+        A ``dask.dataframe.DataFrame`` of numeric (or boolean) columns.
+    y
+        A ``dask.dataframe.Series`` of targets with the same partitions as `X`: partition p
+        of `y` labels the rows of partition p of `X` (same length, same index).
+    split
+        ``"trees"`` (default): the trees are shared out in groups, one per thread of the
+        cluster's workers (`tree_groups`), and each group learns every partition in order,
+        in one thread. The result is
+        exactly the forest ``model.learn_many`` over the partitions in order gives:
+        prediction for prediction, for any number of workers. Each partition's rows reach
+        every group's worker, and the groups' trees stay where they are or move between
+        tasks as Dask sees fit; no per-sample result moves. Needs a forest whose trees
+        learn apart from each other: not XForest (its swaps compare all its trees after
+        each batch) and no drift detector (a replacement's seed counts the forest's
+        replacements so far).
+        ``"partitions"``: each partition trains a sub-forest of `trees_per_partition`
+        trees on its rows alone, seeded from the model's seed and the partition's number,
+        and the sub-forests are merged (`river_forests.merge`; a trained `model` is merged
+        with them, first). No row moves between workers; only the sub-forests do.
+    trees_per_partition
+        ``split="partitions"`` only: trees of each partition's sub-forest. Default:
+        ``ceil(n_estimators / npartitions)``, so the merged forest has at least the
+        model's ``n_estimators`` trees.
+    client
+        A ``distributed.Client``; default: the current one (``distributed.get_client()``).
+    progress
+        Show Dask's progress bar (``distributed.progress``) while the tasks run. The
+        client's dashboard shows them either way, as ``river-forests-trees`` or
+        ``river-forests-partitions`` tasks.
+    retries
+        Times Dask runs a task again after it raised (``Client.compute``'s ``retries``).
+        A task lost with its worker is recomputed by Dask regardless; either way it gives
+        the same trees.
+
+    Examples
+    --------
+
+    >>> import dask.dataframe as dd
+    >>> from distributed import Client, LocalCluster
+    >>> from river import datasets
+    >>> import pandas as pd
+    >>> from river_forests import MondrianForestClassifier
+    >>> from river_forests import distributed as rfd
+
+    >>> data = pd.DataFrame([x for x, _ in datasets.Phishing()])
+    >>> labels = pd.Series([y for _, y in datasets.Phishing()])
+    >>> X = dd.from_pandas(data[:1000], npartitions=4)
+    >>> y = dd.from_pandas(labels[:1000], npartitions=4)
+
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    ...                   dashboard_address=None) as cluster, Client(cluster):
+    ...     forest = rfd.learn(MondrianForestClassifier(n_estimators=4, seed=1), X, y)
+
+    >>> sequential = MondrianForestClassifier(n_estimators=4, seed=1)
+    >>> for p in range(4):
+    ...     sequential.learn_many(X.partitions[p].compute(), y.partitions[p].compute())
+    >>> test = data[1000:]
+    >>> bool((forest.predict_proba_many(test) == sequential.predict_proba_many(test)).all().all())
+    True
+    >>> accuracy = (forest.predict_many(test) == labels[1000:].to_numpy()).mean()
+    >>> print(f"{accuracy:.1%}")
+    91.2%
+
+    """
+    dask, dd, distributed = _imports()
+    if not isinstance(model, BaseForest):
+        raise TypeError(f"model must be a river_forests forest, got {type(model).__name__}")
+    if split not in SPLITS:
+        raise ValueError(f"split must be 'trees' or 'partitions', got {split!r}")
+    if not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a dask DataFrame, got {type(X).__name__}")
+    if not isinstance(y, dd.Series):
+        raise TypeError(f"y must be a dask Series, got {type(y).__name__}")
+    if trees_per_partition is not None:
+        if split != "partitions":
+            raise ValueError("trees_per_partition is for split='partitions'")
+        if isinstance(trees_per_partition, bool) or not isinstance(trees_per_partition, int) \
+                or trees_per_partition < 1:
+            raise ValueError(f"trees_per_partition must be an int >= 1, got {trees_per_partition!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be an int >= 0, got {retries!r}")
+    check_frame(X, y)
+    if client is None:
+        try:
+            client = distributed.get_client()
+        except ValueError:
+            raise ValueError("river_forests.distributed.learn runs on a Dask cluster: start a "
+                             "distributed.Client first, or pass client=") from None
+    model = copy.deepcopy(model)  # a snapshot, taken under the model's lock
+    Xs, ys = X.to_delayed(), y.to_delayed()
+    token = uuid.uuid4().hex[:12]
+    if split == "trees":
+        if type(model)._after_batch is not None or model.drift_detector is not None:
+            raise ValueError(
+                f"split='trees' needs trees that learn apart from each other; "
+                f"{type(model).__name__}"
+                + (" replaces trees on drifts (drift_detector)" if model.drift_detector is not None
+                   else " compares all its trees after each batch")
+                + ": use split='partitions'")
+        groups = tree_groups(model.n_estimators, _n_threads(client))
+        tasks = []
+        for g, trees in enumerate(groups):
+            sub = dask.delayed(_with_trees(model, [model._core.trees[i] for i in trees]),
+                               name=f"river-forests-group-{token}-{g}")
+            for p in range(len(Xs)):
+                sub = dask.delayed(_learn_partition, pure=True)(
+                    sub, Xs[p], ys[p], p, dask_key_name=f"river-forests-trees-{token}-{g}-{p}")
+            tasks.append(sub)
+        result = dask.delayed(_assemble, pure=True)(
+            tasks, dask_key_name=f"river-forests-assemble-{token}")
+    else:
+        k = trees_per_partition or max(1, math.ceil(model.n_estimators / len(Xs)))
+        template = model.clone({"n_estimators": k})
+        subs = [dask.delayed(_train_partition, pure=True)(
+                    template, partition_seed(model, p), Xs[p], ys[p], p,
+                    dask_key_name=f"river-forests-partitions-{token}-{p}")
+                for p in range(len(Xs))]
+        if _has_learned(model):
+            subs = [model] + subs
+        result = dask.delayed(merge, pure=True)(subs, dask_key_name=f"river-forests-merge-{token}")
+    future = client.compute(result, retries=retries)
+    if progress:
+        distributed.progress(future)
+    return future.result()
+
+
+def check_frame(X, y) -> None:
+    """What can be checked before any task runs: numeric columns and matching partitions."""
+    bad = [c for c, t in X.dtypes.items()
+           if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
+    if bad:
+        raise TypeError(f"X has non-numeric columns {bad!r} (dtypes "
+                        f"{[str(X.dtypes[c]) for c in bad]}): river_forests trees need real "
+                        "numbers; encode them first (e.g. dask_ml's or pandas' get_dummies)")
+    if X.npartitions != y.npartitions:
+        raise ValueError(f"X has {X.npartitions} partitions and y {y.npartitions}: partition p "
+                         "of y must label partition p of X (e.g. y = frame['label'], "
+                         "X = frame.drop(columns='label'))")
+    if X.known_divisions and y.known_divisions and tuple(X.divisions) != tuple(y.divisions):
+        raise ValueError("X's and y's partitions are not aligned (their divisions differ): "
+                         "partition p of y must label partition p of X")
+
+
+def tree_groups(n_trees: int, n_threads: int) -> list[list[int]]:
+    """The trees' indices in ``min(n_trees, n_threads)`` groups of consecutive trees, sizes
+    differing by one at most: the unit of work of ``split="trees"``, one group for each
+    thread of the cluster's workers (each group's tasks learn in one thread)."""
+    k = max(1, min(n_trees, n_threads))
+    bounds = np.linspace(0, n_trees, k + 1).round().astype(int)
+    return [list(range(bounds[g], bounds[g + 1])) for g in range(k)]
+
+
+def partition_seed(model, p: int) -> int:
+    """The seed of partition `p`'s sub-forest (``split="partitions"``): from the model's
+    master seed (its seed, or the one it drew for ``seed=None``), so a run is reproducible
+    and a retried partition grows the same trees."""
+    return tree_seed(model._core.master_seed, -PARTITION_SEED - p)
+
+
+def _n_threads(client) -> int:
+    """The cluster's worker threads: one group of trees (one task at a time) for each."""
+    workers = client.scheduler_info(n_workers=-1)["workers"].values()
+    return max(1, sum(w.get("nthreads", 1) for w in workers))
+
+
+def _has_learned(model) -> bool:
+    core = model._core
+    return bool(core.labels or core.features.names or core.n_pending
+                or any(t.samples_seen for t in core.trees))
+
+
+def _partition_data(X, y, p):
+    if not isinstance(X, pd.DataFrame) or not isinstance(y, pd.Series):
+        raise TypeError(f"partition {p}: X must give pandas DataFrames and y Series")
+    if len(X) != len(y):
+        raise ValueError(f"partition {p} of X has {len(X)} rows and y's has {len(y)}: X's and "
+                         "y's partitions are not aligned")
+    return X, y
+
+
+def _learn_partition(forest, X, y, p):
+    """A group's step: a copy of `forest` (the group's trees) that learned partition `p`."""
+    X, y = _partition_data(X, y, p)
+    # a copy (a pickle's round trip, the cheapest): the input stays as it was, so a task run
+    # again after it raised learns from the same trees
+    forest = pickle.loads(pickle.dumps(forest, protocol=pickle.HIGHEST_PROTOCOL))
+    with serial():  # the worker's threads run the other groups
+        forest.learn_many(X, y)
+    return forest
+
+
+def _train_partition(template, seed, X, y, p):
+    """A partition's sub-forest: `template`'s parameters, `seed`, trained on partition `p`."""
+    X, y = _partition_data(X, y, p)
+    forest = template.clone({"seed": seed})
+    with serial():
+        forest.learn_many(X, y)
+    return forest
+
+
+def _with_trees(forest, trees):
+    """A forest like `forest` (parameters, registries, the forest's own state) holding
+    copies of `trees` instead of its own. `forest` must not be in use by another thread."""
+    core = forest._core
+    state = dict(core._forest_state(), background=[None] * len(trees))
+    return forest_of(forest, [copy.deepcopy(t) for t in trees], core.features.names,
+                     core.labels, state, core.features.full_warned)
+
+
+def _assemble(groups):
+    """The groups of ``split="trees"`` back together, trees in their order: every group
+    learned the same partitions in the same order, so their registries and their forest
+    states are the same, and the forest is group 0's holding every group's trees."""
+    return _with_trees(groups[0], [t for g in groups for t in g._core.trees])

@@ -1,0 +1,259 @@
+"""`river_forests.distributed.learn` on a LocalCluster of two worker processes.
+
+What it pins: split="trees" gives exactly the forest learn_many over the partitions in
+order gives (every estimator whose trees learn apart), from a fresh or a trained model, for
+more or fewer trees than workers; split="partitions" is reproducible and close to it on
+held-back rows; a worker that dies mid-run or a task that raises once changes nothing in
+the result; bad inputs fail clearly, and the model passed in is never changed.
+"""
+
+import os
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="the dask extra: pip install '.[dask]'")
+dd = pytest.importorskip("dask.dataframe")
+
+import river_forests  # noqa: E402
+from river_forests import distributed as rfd  # noqa: E402
+
+from .conftest import ESTIMATORS, is_classifier, name_of, shared, uniform_stream  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def _frames(n=1200, d=4, seed=0, classifier=True):
+    stream = uniform_stream(n, d, seed=seed)
+    X = pd.DataFrame([x for x, _ in stream])
+    y = pd.Series([(y if classifier else float(y) + x["x1"]) for x, y in stream])
+    return X, y
+
+
+def _sequential(model, Xd, yd):
+    for p in range(Xd.npartitions):
+        model.learn_many(Xd.partitions[p].compute(), yd.partitions[p].compute())
+    if hasattr(model, "flush"):
+        model.flush()
+    return model
+
+
+def _predictions(model, X):
+    if is_classifier(type(model)):
+        return model.predict_proba_many(X).to_numpy()
+    return model.predict_many(X).to_numpy()
+
+
+SPLITTABLE = [c for c in ESTIMATORS if c is not river_forests.XForestClassifier]
+
+
+@pytest.mark.parametrize("cls", SPLITTABLE, ids=name_of)
+def test_split_trees_is_the_sequential_forest(client, cls):
+    X, y = _frames(classifier=is_classifier(cls))
+    Xd, yd = dd.from_pandas(X[:1000], npartitions=3), dd.from_pandas(y[:1000], npartitions=3)
+    model = cls(**shared(cls, n_estimators=5, seed=3))
+    snapshot = pickle.dumps(model)
+    forest = rfd.learn(model, Xd, yd, split="trees")
+    assert pickle.dumps(model) == snapshot  # the model passed in is not changed
+    sequential = _sequential(cls(**shared(cls, n_estimators=5, seed=3)), Xd, yd)
+    np.testing.assert_array_equal(_predictions(forest, X[1000:]), _predictions(sequential, X[1000:]))
+    for mine, theirs in zip(forest.trees, sequential.trees):
+        assert mine.node_count == theirs.node_count
+        assert mine.samples_seen == theirs.samples_seen
+    assert forest._core.master_seed == sequential._core.master_seed
+
+
+@pytest.mark.parametrize("n_estimators", [1, 2, 7])
+def test_split_trees_from_a_trained_model_continues_it(client, n_estimators):
+    """Fewer, as many or more trees than the cluster's two threads; the model had learned
+    before, and goes on from there."""
+    cls = river_forests.MondrianForestClassifier
+    X, y = _frames(n=1500)
+    model = cls(n_estimators=n_estimators, seed=4)
+    model.learn_many(X[:300], y[:300])
+    Xd, yd = dd.from_pandas(X[300:1300], npartitions=4), dd.from_pandas(y[300:1300], npartitions=4)
+    forest = rfd.learn(model, Xd, yd)
+    sequential = pickle.loads(pickle.dumps(model))
+    _sequential(sequential, Xd, yd)
+    np.testing.assert_array_equal(_predictions(forest, X[1300:]), _predictions(sequential, X[1300:]))
+    assert forest.n_estimators == n_estimators
+
+
+def test_tree_groups_share_the_trees_out():
+    assert rfd.tree_groups(7, 2) == [[0, 1, 2, 3], [4, 5, 6]]
+    assert rfd.tree_groups(1, 4) == [[0]]
+    assert rfd.tree_groups(4, 4) == [[0], [1], [2], [3]]
+    groups = rfd.tree_groups(10, 3)
+    assert sorted(i for g in groups for i in g) == list(range(10))
+    assert max(map(len, groups)) - min(map(len, groups)) <= 1
+
+
+def test_split_trees_refuses_forests_whose_trees_do_not_learn_apart(client):
+    from river import drift
+
+    X, y = _frames(n=200)
+    Xd, yd = dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2)
+    with pytest.raises(ValueError, match="split='partitions'"):
+        rfd.learn(river_forests.XForestClassifier(n_estimators=2), Xd, yd, split="trees")
+    with pytest.raises(ValueError, match="drift_detector"):
+        rfd.learn(river_forests.MondrianForestClassifier(n_estimators=2, drift_detector=drift.ADWIN()),
+                  Xd, yd, split="trees")
+    # both train with split="partitions"
+    forest = rfd.learn(river_forests.XForestClassifier(n_estimators=2, batch_size=50), Xd, yd,
+                       split="partitions")
+    assert forest.n_estimators == 2
+
+
+def test_split_partitions_is_close_to_the_sequential_forest_and_reproducible(client):
+    """Three partitions of 4,000 rows: a sub-forest each, merged. On 3,000 held-back rows,
+    its accuracy is within 3 points of the sequential forest's; a second run gives the same
+    forest (seeds from the model's seed and the partition's number)."""
+    cls = river_forests.MondrianForestClassifier
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((15000, 4)), columns=[f"x{j}" for j in range(4)])
+    y = pd.Series((X.x0 + X.x1 * X.x2 + 0.2 * rng.random(len(X)) > 0.8).astype(int))
+    Xd, yd = dd.from_pandas(X[:12000], npartitions=3), dd.from_pandas(y[:12000], npartitions=3)
+    model = cls(n_estimators=6, seed=5)
+    forest = rfd.learn(model, Xd, yd, split="partitions")
+    assert forest.n_estimators == 6  # ceil(6 / 3) trees in each of 3 partitions
+    sequential = _sequential(cls(n_estimators=6, seed=5), Xd, yd)
+    truth = y[12000:].to_numpy()
+    ours = (forest.predict_many(X[12000:]).to_numpy() == truth).mean()
+    theirs = (sequential.predict_many(X[12000:]).to_numpy() == truth).mean()
+    assert ours > 0.8 and abs(ours - theirs) <= 0.03, (ours, theirs)
+    again = rfd.learn(model, Xd, yd, split="partitions")
+    np.testing.assert_array_equal(_predictions(again, X[12000:]), _predictions(forest, X[12000:]))
+    more = rfd.learn(model, Xd, yd, split="partitions", trees_per_partition=3)
+    assert more.n_estimators == 9
+    # a trained model is merged with the partitions' sub-forests, its trees first
+    trained = cls(n_estimators=2, seed=5)
+    trained.learn_many(X[:500], y[:500])
+    grown = rfd.learn(trained, Xd, yd, split="partitions")
+    assert grown.n_estimators == 2 + 3
+    assert grown.trees[0].samples_seen == trained.trees[0].samples_seen
+
+
+def test_split_partitions_moves_no_rows_between_partitions(client):
+    """Each partition's sub-forest learns its own rows only: a sub-forest's trees have seen
+    exactly its partition's length."""
+    cls = river_forests.PurelyRandomForestClassifier
+    X, y = _frames(n=900)
+    Xd, yd = dd.from_pandas(X, npartitions=3), dd.from_pandas(y, npartitions=3)
+    lengths = [len(Xd.partitions[p].compute()) for p in range(3)]
+    forest = rfd.learn(cls(n_estimators=3, seed=1), Xd, yd, split="partitions")
+    assert [t.samples_seen for t in forest.trees] == lengths
+
+
+def _flaky_chunk(spec):
+    """A partition loader that misbehaves the first time it loads partition 1: it kills
+    its worker process (mode "die") or raises (mode "raise"). Later loads are normal."""
+    marker, mode, start, stop, classifier = spec
+    if start > 0 and not os.path.exists(marker):
+        open(marker, "w").close()
+        if mode == "die":
+            os._exit(1)
+        raise RuntimeError("a flaky read")
+    X, y = _frames(classifier=classifier)
+    return pd.concat([X[start:stop], y[start:stop].rename("target")], axis=1)
+
+
+def _flaky_frame(tmp_path, mode):
+    marker = str(tmp_path / f"{mode}.marker")
+    frame = dd.from_map(_flaky_chunk, [(marker, mode, a, a + 300, True) for a in (0, 300, 600)])
+    return frame.drop(columns="target"), frame["target"]
+
+
+def test_a_worker_dying_mid_run_changes_nothing(client, tmp_path):
+    """Partition 1's first read kills its worker: Dask restarts it and recomputes what was
+    lost; every task is pure, so the forest is still exactly the sequential one."""
+    Xd, yd = _flaky_frame(tmp_path, "die")
+    cls = river_forests.MondrianForestClassifier
+    forest = rfd.learn(cls(n_estimators=4, seed=2), Xd, yd)
+    assert os.path.exists(tmp_path / "die.marker")
+    X, y = _frames()
+    sequential = cls(n_estimators=4, seed=2)
+    for a in (0, 300, 600):
+        sequential.learn_many(X[a:a + 300], y[a:a + 300])
+    np.testing.assert_array_equal(_predictions(forest, X[900:]), _predictions(sequential, X[900:]))
+
+
+def test_a_task_that_raises_fails_the_run_or_is_retried(client, tmp_path):
+    """Partition 1's first read raises: without retries the run fails and the model passed in
+    is unchanged; with `retries=1` Dask runs the read again and the forest is exactly the
+    sequential one. (Each run reads through its own marker, so its tasks' keys are new: a
+    key that erred in a run whose futures are still held stays erred.)"""
+    cls = river_forests.MondrianForestClassifier
+    model = cls(n_estimators=3, seed=2)
+    snapshot = pickle.dumps(model)
+    (tmp_path / "first").mkdir()
+    (tmp_path / "second").mkdir()
+    Xd, yd = _flaky_frame(tmp_path / "first", "raise")
+    with pytest.raises(RuntimeError, match="flaky"):
+        rfd.learn(model, Xd, yd)
+    assert pickle.dumps(model) == snapshot
+    Xd, yd = _flaky_frame(tmp_path / "second", "raise")
+    forest = rfd.learn(model, Xd, yd, retries=1)
+    assert os.path.exists(tmp_path / "second" / "raise.marker")
+    X, y = _frames()
+    sequential = cls(n_estimators=3, seed=2)
+    for a in (0, 300, 600):
+        sequential.learn_many(X[a:a + 300], y[a:a + 300])
+    np.testing.assert_array_equal(_predictions(forest, X[900:]), _predictions(sequential, X[900:]))
+
+
+def test_progress_bar(client, capsys):
+    X, y = _frames(n=300)
+    Xd, yd = dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2)
+    rfd.learn(river_forests.MondrianForestClassifier(n_estimators=2, seed=1), Xd, yd, progress=True)
+    out = capsys.readouterr()
+    assert "100%" in out.out + out.err
+
+
+def test_bad_inputs_fail_clearly(client, monkeypatch):
+    M = river_forests.MondrianForestClassifier
+    X, y = _frames(n=300)
+    Xd, yd = dd.from_pandas(X, npartitions=3), dd.from_pandas(y, npartitions=3)
+    with pytest.raises(ValueError, match="split"):
+        rfd.learn(M(), Xd, yd, split="rows")
+    with pytest.raises(TypeError, match="river_forests forest"):
+        rfd.learn(object(), Xd, yd)
+    with pytest.raises(TypeError, match="dask DataFrame"):
+        rfd.learn(M(), X, yd)
+    with pytest.raises(TypeError, match="dask Series"):
+        rfd.learn(M(), Xd, y)
+    with pytest.raises(ValueError, match="trees_per_partition"):
+        rfd.learn(M(), Xd, yd, split="partitions", trees_per_partition=0)
+    with pytest.raises(ValueError, match="trees_per_partition"):
+        rfd.learn(M(), Xd, yd, split="trees", trees_per_partition=2)
+    with pytest.raises(ValueError, match="retries"):
+        rfd.learn(M(), Xd, yd, retries=-1)
+    text = X.assign(colour=["red"] * len(X))
+    with pytest.raises(TypeError, match="colour"):
+        rfd.learn(M(), dd.from_pandas(text, npartitions=3), yd)
+    with pytest.raises(ValueError, match="partitions"):
+        rfd.learn(M(), Xd, dd.from_pandas(y, npartitions=2))
+    # same number of partitions, known divisions that differ
+    shifted = y.copy()
+    shifted.index = shifted.index + 50
+    with pytest.raises(ValueError, match="aligned"):
+        rfd.learn(M(), Xd, dd.from_pandas(shifted, npartitions=3))
+    # unknown divisions, partitions of different lengths: the task says which one
+    Xu = dd.from_pandas(X, npartitions=3).clear_divisions()
+    yu = dd.from_pandas(y[:-10], npartitions=3).clear_divisions()
+    with pytest.raises(ValueError, match="partition 0"):
+        rfd.learn(M(), Xu, yu)
+    # no client
+    def no_client():
+        raise ValueError("No global client found")
+
+    monkeypatch.setattr(distributed, "get_client", no_client)
+    with pytest.raises(ValueError, match="Dask cluster"):
+        rfd.learn(M(), Xd, yd)
