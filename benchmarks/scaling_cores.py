@@ -17,7 +17,8 @@ length without it), for the default MondrianForestClassifier and BSPForestClassi
 
 for k from 1 to the machine's cores. Every k is run `repeats` times, rounds interleaved,
 and the best time kept (a shared machine only ever adds time). The speedup is against
-k = 1 of the same path, in the same run; the script also checks that every forest equals
+k = 1 of the same path, in the same run (a `--rows` other than the default writes
+scaling_cores_<rows>.md). The script also checks that every forest equals
 the sequential one, prediction for prediction, and records what moves: a chunk's bytes
 (each chunk goes to every group's worker) and the trained forest's pickled bytes (the trees
 come back once; each task copies its group's trees). Writes
@@ -156,7 +157,8 @@ def main():
                 s = best[(label, path, k)]
                 lines.append(f"| {label} | {path} | {k} | {s:.2f} | {len(X) / s:,.0f} | "
                              f"{base / s:.2f}x | {'yes' if same[(label, path, k)] else 'NO'} |")
-    out = RESULTS / ("scaling_cores_quick.md" if args.quick else "scaling_cores.md")
+    suffix = "_quick" if args.quick else ("" if args.rows == 200_000 else f"_{args.rows}")
+    out = RESULTS / f"scaling_cores{suffix}.md"
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

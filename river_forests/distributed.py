@@ -264,15 +264,17 @@ def _train_partition(template, seed, X, y, p):
 
 def _with_trees(forest, trees):
     """A forest like `forest` (parameters, registries, the forest's own state) holding
-    copies of `trees` instead of its own. `forest` must not be in use by another thread."""
+    `trees` instead of its own (the same objects). `forest` must not be in use by another
+    thread."""
     core = forest._core
     state = dict(core._forest_state(), background=[None] * len(trees))
-    return forest_of(forest, [copy.deepcopy(t) for t in trees], core.features.names,
-                     core.labels, state, core.features.full_warned)
+    return forest_of(forest, trees, core.features.names, core.labels, state,
+                     core.features.full_warned)
 
 
 def _assemble(groups):
     """The groups of ``split="trees"`` back together, trees in their order: every group
     learned the same partitions in the same order, so their registries and their forest
-    states are the same, and the forest is group 0's holding every group's trees."""
+    states are the same, and the forest is group 0's holding every group's trees. The trees
+    are not copied: no task changes its inputs, so a rerun assembles the same forest."""
     return _with_trees(groups[0], [t for g in groups for t in g._core.trees])
