@@ -143,6 +143,13 @@ def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None 
             raise ValueError(f"trees_per_partition must be an int >= 1, got {trees_per_partition!r}")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries must be an int >= 0, got {retries!r}")
+    if split == "trees" and (type(model)._after_batch is not None
+                             or model.drift_detector is not None):
+        raise ValueError(
+            f"split='trees' needs trees that learn apart from each other; {type(model).__name__}"
+            + (" replaces trees on drifts (drift_detector)" if model.drift_detector is not None
+               else " compares all its trees after each batch")
+            + ": use split='partitions'")
     check_frame(X, y)
     if client is None:
         try:
@@ -154,13 +161,6 @@ def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None 
     Xs, ys = X.to_delayed(), y.to_delayed()
     token = uuid.uuid4().hex[:12]
     if split == "trees":
-        if type(model)._after_batch is not None or model.drift_detector is not None:
-            raise ValueError(
-                f"split='trees' needs trees that learn apart from each other; "
-                f"{type(model).__name__}"
-                + (" replaces trees on drifts (drift_detector)" if model.drift_detector is not None
-                   else " compares all its trees after each batch")
-                + ": use split='partitions'")
         groups = tree_groups(model.n_estimators, _n_threads(client))
         tasks = []
         for g, trees in enumerate(groups):
