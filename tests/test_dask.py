@@ -171,6 +171,15 @@ def _flaky_frame(tmp_path, mode):
     return frame.drop(columns="target"), frame["target"]
 
 
+def _assert_is_the_flaky_frames_sequential_forest(forest, fresh):
+    """`forest` predicts as `fresh` does once it learned the flaky frame's three partitions
+    (rows 0-900 of `_frames()`) in order."""
+    X, y = _frames()
+    for a in (0, 300, 600):
+        fresh.learn_many(X[a:a + 300], y[a:a + 300])
+    np.testing.assert_array_equal(_predictions(forest, X[900:]), _predictions(fresh, X[900:]))
+
+
 def test_a_worker_dying_mid_run_changes_nothing(client, tmp_path):
     """Partition 1's first read kills its worker: Dask restarts it and recomputes what was
     lost; every task is pure, so the forest is still exactly the sequential one."""
@@ -178,11 +187,7 @@ def test_a_worker_dying_mid_run_changes_nothing(client, tmp_path):
     cls = river_forests.MondrianForestClassifier
     forest = rfd.learn(cls(n_estimators=4, seed=2), Xd, yd)
     assert os.path.exists(tmp_path / "die.marker")
-    X, y = _frames()
-    sequential = cls(n_estimators=4, seed=2)
-    for a in (0, 300, 600):
-        sequential.learn_many(X[a:a + 300], y[a:a + 300])
-    np.testing.assert_array_equal(_predictions(forest, X[900:]), _predictions(sequential, X[900:]))
+    _assert_is_the_flaky_frames_sequential_forest(forest, cls(n_estimators=4, seed=2))
 
 
 def test_a_task_that_raises_fails_the_run_or_is_retried(client, tmp_path):
@@ -202,11 +207,7 @@ def test_a_task_that_raises_fails_the_run_or_is_retried(client, tmp_path):
     Xd, yd = _flaky_frame(tmp_path / "second", "raise")
     forest = rfd.learn(model, Xd, yd, retries=1)
     assert os.path.exists(tmp_path / "second" / "raise.marker")
-    X, y = _frames()
-    sequential = cls(n_estimators=3, seed=2)
-    for a in (0, 300, 600):
-        sequential.learn_many(X[a:a + 300], y[a:a + 300])
-    np.testing.assert_array_equal(_predictions(forest, X[900:]), _predictions(sequential, X[900:]))
+    _assert_is_the_flaky_frames_sequential_forest(forest, cls(n_estimators=3, seed=2))
 
 
 def test_progress_bar(client, capsys):
