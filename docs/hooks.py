@@ -1,15 +1,15 @@
 """mkdocs hooks: publish `benchmarks/results/` and fill the benchmark page from it.
 
-* `on_files` adds every file under `benchmarks/results/` to the site at the same path
+* `on_files` adds every file under `benchmarks/results/` but the raw store (`store/`, one JSON
+  record per run, read by the renderer, not by people) to the site at the same path
   (`benchmarks/results/...`): Markdown files become pages outside the navigation, the rest
   (CSV, PNG) are copied as they are. Nothing is copied by hand, so the site always shows the
   results recorded in the repository.
-* `on_page_markdown` replaces the marker line `<!-- benchmark-suite -->` of `benchmarks.md` with,
-  for each suite directory (`suite/`, then `suite-quick/`), its `results.md` tables and one
-  image per `<stream>.png`, whatever streams exist. A missing directory gives a "not recorded
-  yet" note, so the strict build stays clean before the suite has run. The marker
-  `<!-- other-results -->` becomes a list of the other `benchmarks/results/*.md` files that
-  the page does not already link to (e.g. `learn_many_speed.md` once it is recorded).
+* `on_page_markdown` replaces the marker line `<!-- benchmark-report -->` of `benchmarks.md`
+  with the benchmark's rendered report (`benchmarks/results/report/full.md`, written by
+  `python -m benchmarks render` from the store), and `<!-- experiments -->` with a list of the
+  experiments' reports (`benchmarks/results/experiments/*.md`). A missing report gives a "not
+  recorded yet" note, so the strict build stays clean before the benchmark has run.
 """
 
 from __future__ import annotations
@@ -21,12 +21,9 @@ from mkdocs.structure.files import File, InclusionLevel
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = "benchmarks/results"
-MARKER = "<!-- benchmark-suite -->"
-OTHERS = "<!-- other-results -->"
-SUITES = {
-    "suite": "Full run",
-    "suite-quick": "Quick run (`--quick`)",
-}
+MARKER = "<!-- benchmark-report -->"
+EXPERIMENTS = "<!-- experiments -->"
+REPORT = "report/full.md"
 # a Markdown link or image target that is relative (no scheme, no leading / or #)
 _LINK = re.compile(r"(!?\[[^\]]*\]\()(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^)\s]+)")
 
@@ -38,7 +35,7 @@ def _result_files():
     return sorted(
         p for p in base.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)
-        and not p.name.endswith(".tmp")
+        and p.relative_to(base).parts[0] != "store" and not p.name.endswith(".tmp")
     )
 
 
@@ -74,44 +71,29 @@ def _rebase_links(markdown: str, prefix: str) -> str:
     return _LINK.sub(lambda m: f"{m.group(1)}{prefix}/{m.group(2)}", markdown)
 
 
-def suite_section(name: str, title: str) -> str:
-    """The Markdown for one suite directory: its tables, then one picture per stream."""
-    rel = f"{RESULTS}/{name}"
-    folder = ROOT / rel
-    lines = [f"## {title}", ""]
-    if not folder.is_dir():
-        lines.append(f"Not recorded yet: the benchmark suite writes `{rel}/` "
-                     "(`results.md`, `results.csv` and one `<stream>.png` per stream).")
-        return "\n".join(lines)
-    table = folder / "results.md"
-    if table.is_file():
-        text = table.read_text(encoding="utf-8")
-        text = re.sub(r"\A\s*# .*\n", "", text)  # its title: the heading above replaces it
-        lines += [_rebase_links(_demote(text, 2), rel), ""]
-    else:
-        lines += [f"No `results.md` recorded in `{rel}/` yet.", ""]
-    if (folder / "results.csv").is_file():
-        lines += [f"Raw numbers: [`{rel}/results.csv`]({rel}/results.csv).", ""]
-    pictures = sorted(folder.glob("*.png"))
-    if pictures:
-        lines += ["### Learning curves", ""]
-        for png in pictures:
-            lines += [f"![{png.stem}]({rel}/{png.name})", ""]
-    return "\n".join(lines)
+def report_section() -> str:
+    """The rendered report of the full run, its headings under the page's, links rebased."""
+    path = ROOT / RESULTS / REPORT
+    if not path.is_file():
+        return (f"Not recorded yet: `python -m benchmarks run` then `python -m benchmarks render` "
+                f"write `{RESULTS}/{REPORT}`.")
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"\A\s*# .*\n", "", text)  # its title: the page's heading replaces it
+    return _rebase_links(_demote(text, 1), f"{RESULTS}/report")
 
 
-def other_results(markdown: str) -> str:
-    """Links to the top-level `results/*.md` files that the page does not link to already."""
-    links = [
-        f"- [`{p.name}`]({RESULTS}/{p.name})"
-        for p in sorted((ROOT / RESULTS).glob("*.md"))
-        if f"{RESULTS}/{p.name}" not in markdown
-    ]
-    return "\n".join(["Also recorded:", "", *links]) if links else ""
+def experiment_list() -> str:
+    """One line per experiment report recorded in `results/experiments/`."""
+    links = []
+    for p in sorted((ROOT / RESULTS / "experiments").glob("*.md")):
+        title = p.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
+        links.append(f"- [{title}]({RESULTS}/experiments/{p.name}) "
+                     f"(`python -m benchmarks experiment {p.stem.removesuffix('_quick')}"
+                     f"{' --quick' if p.stem.endswith('_quick') else ''}`)")
+    return "\n".join(links) if links else "No experiment recorded yet."
 
 
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri != "benchmarks.md":
         return markdown
-    sections = "\n\n".join(suite_section(name, title) for name, title in SUITES.items())
-    return markdown.replace(MARKER, sections).replace(OTHERS, other_results(markdown))
+    return markdown.replace(MARKER, report_section()).replace(EXPERIMENTS, experiment_list())

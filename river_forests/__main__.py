@@ -1,28 +1,74 @@
 """``river-forests`` (or ``python -m river_forests`` outside the source tree): our forests
-against river's trees and forests, one stream.
+against river's Hoeffding tree, ARF and AMF on one stream, river's ARF the reference for speed.
 
 Progressive validation (predict, then learn, every sample) of every forest river_forests
 exports against river's HoeffdingTree, ARF and AMF classifiers (or regressors, behind a
 StandardScaler as in river's docs), printing accuracy (MAE), samples/s of the model's own
-calls, and memory. A forest whose natural interface is mini-batches (its learn_many is not a
-learn_one loop, e.g. XForest) is run as its users run it: each batch of its batch_size samples
-is predicted (predict_proba_many) before it is learned (learn_many); its row of the table says
-so.
+calls, speed as a multiple of river's ARF measured in the same run, and memory. A forest whose
+natural interface is mini-batches (its learn_many is not a learn_one loop, e.g. XForest) is
+run as its users run it: each batch of its batch_size samples is predicted
+(predict_proba_many) before it is learned (learn_many); its row of the table says so.
+
+The benchmark that decides (thirty-odd streams, MOA's forests beside river's, ranks and a
+Friedman test) lives in the repository's ``benchmarks/`` folder: ``python -m benchmarks``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import os
 import sys
+from pathlib import Path
 
-from river import base, metrics
+from river import base, datasets, forest, metrics, preprocessing, tree
 
 import river_forests
 
-from .evaluation import STREAMS, Result, load_stream, progressive_run, river_baselines
+from ._progressive import Result, progressive_run
 
+#: river's bundled datasets the command offers, and their task
+BUNDLED = {"phishing": ("clf", "Phishing"), "bananas": ("clf", "Bananas"),
+           "imagesegments": ("clf", "ImageSegments"), "trumpapproval": ("reg", "TrumpApproval"),
+           "chickweights": ("reg", "ChickWeights")}
 #: the streams read from ../shared/data (or $RIVER_FORESTS_DATA), and their files
 SHARED_FILES = {"elec": "elec.csv", "covtype": "covtype.csv.gz"}
+STREAMS = sorted([*BUNDLED, *SHARED_FILES])
+REFERENCE = "river ARF"  # the model every speed is divided by
+
+
+def find_data_dir() -> Path | None:
+    """The folder named by the ``RIVER_FORESTS_DATA`` environment variable when it is set (and
+    only it: a wrong path is reported, not replaced by another folder), else ``shared/data``
+    beside the repository (``../shared/data`` from its root); None if it has no elec.csv."""
+    env = os.environ.get("RIVER_FORESTS_DATA")
+    if env:
+        return Path(env) if (Path(env) / "elec.csv").exists() else None
+    here = Path(__file__).resolve()
+    for root in [Path.cwd(), *Path.cwd().parents, *here.parents]:
+        if (root / "shared" / "data" / "elec.csv").exists():
+            return root / "shared" / "data"
+    return None
+
+
+def load_stream(name: str, n: int | None = None) -> tuple[str, list]:
+    """``(task, the first n samples)`` of one of the command's streams."""
+    if name in BUNDLED:
+        task, cls = BUNDLED[name]
+        return task, list(itertools.islice(getattr(datasets, cls)(), n))
+    folder = find_data_dir()
+    if folder is None:
+        raise FileNotFoundError(SHARED_FILES[name])
+    import csv
+    import gzip
+
+    path = folder / SHARED_FILES[name]
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rt") as f:
+        reader = csv.reader(f)
+        names = next(reader)[:-1]
+        rows = [({k: float(v) for k, v in zip(names, row)}, int(row[-1]))
+                for row in itertools.islice(reader, n)]
+    return "clf", rows
 
 
 class Parser(argparse.ArgumentParser):
@@ -53,17 +99,32 @@ def ours(task: str, n_estimators: int, seed: int) -> dict:
     return found
 
 
-def table_label(result: Result) -> str:
-    """A model's label in the final table: its name, and for a model fed mini-batches how it
-    was fed, since its samples/s and accuracy are those of batches, not of samples one by one."""
-    if result.mode == "one":
-        return result.model
-    return f"{result.model} [learn_many, {result.mode}]"
+def rivers(task: str, n_estimators: int, seed: int) -> dict:
+    """river's HoeffdingTree, ARF and AMF for `task`. The regressors sit behind a
+    StandardScaler, as in river's docs: without it they diverge on unscaled features."""
+    if task == "clf":
+        return {
+            "river HoeffdingTreeClassifier": tree.HoeffdingTreeClassifier(),
+            REFERENCE: forest.ARFClassifier(n_models=n_estimators, seed=seed),
+            "river AMFClassifier": forest.AMFClassifier(n_estimators=n_estimators, seed=seed),
+        }
+    scaled = preprocessing.StandardScaler
+    return {
+        "river HoeffdingTreeRegressor": scaled() | tree.HoeffdingTreeRegressor(),
+        REFERENCE: scaled() | forest.ARFRegressor(n_models=n_estimators, seed=seed),
+        "river AMFRegressor": scaled() | forest.AMFRegressor(n_estimators=n_estimators, seed=seed),
+    }
 
 
-def batch_footnote(results: list[Result]) -> str | None:
+def table_label(label: str, result: Result) -> str:
+    """A model's label in the table: its name, and for a model fed mini-batches how it was
+    fed, since its samples/s and accuracy are those of batches, not of samples one by one."""
+    return label if result.mode == "one" else f"{label} [learn_many, {result.mode}]"
+
+
+def batch_footnote(results: dict) -> str | None:
     """The line under the table naming the models fed mini-batches, and why; None if none was."""
-    batched = [r.model for r in results if r.mode != "one"]
+    batched = [label for label, r in results.items() if r.mode != "one"]
     if not batched:
         return None
     return (f"[learn_many, batches of k]: fed mini-batches, as they learn by design (learn_many "
@@ -75,7 +136,7 @@ def batch_footnote(results: list[Result]) -> str | None:
 def main(argv=None) -> int:
     parser = Parser(prog="river-forests", description=__doc__,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", default="phishing", choices=sorted(STREAMS),
+    parser.add_argument("--dataset", default="phishing", choices=STREAMS,
                         help="stream to run on (elec and covtype read elec.csv and covtype.csv.gz "
                              "from ../shared/data beside the repository, or from the folder "
                              "named by the RIVER_FORESTS_DATA environment variable)")
@@ -87,12 +148,9 @@ def main(argv=None) -> int:
     parser.add_argument("--only-ours", action="store_true", help="skip river's models")
     args = parser.parse_args(argv)
 
-    task = STREAMS[args.dataset][0]
     try:
-        data = load_stream(args.dataset, args.samples)
+        task, data = load_stream(args.dataset, args.samples)
     except FileNotFoundError:
-        if args.dataset not in SHARED_FILES:
-            raise
         print(f"{parser.prog}: error: {args.dataset} needs ../shared/data/"
               f"{SHARED_FILES[args.dataset]}: put the data folder beside the repository or set "
               "RIVER_FORESTS_DATA=/path/to/folder", file=sys.stderr)
@@ -100,26 +158,26 @@ def main(argv=None) -> int:
     print(f"{args.dataset}: {len(data)} samples, progressive validation", file=sys.stderr)
     models = ours(task, args.trees, args.seed)
     if not args.only_ours:
-        models.update({f"river {label}": model
-                       for label, model in river_baselines(task, args.trees, args.seed).items()})
-    results = []
+        models.update(rivers(task, args.trees, args.seed))
+    results = {}
     for label, model in models.items():
+        print(f"  {label} ...", file=sys.stderr, flush=True)
         metric = metrics.Accuracy() if task == "clf" else metrics.MAE()
-        results.append(progressive_run(model, data, metric, label=label, stream=args.dataset))
+        results[label] = progressive_run(model, data, metric)
 
     name = "accuracy" if task == "clf" else "MAE"
-    base_row = results[0]
-    labels = [table_label(r) for r in results]
-    width = max([34, *map(len, labels)])
-    print(f"\n{'model':<{width}} {name:>9} {'samples/s':>11} {'speed vs row 1':>14} {'memory MiB':>10}")
-    for label, r in zip(labels, results):
-        ratio = r.samples_per_s / base_row.samples_per_s
-        print(f"{label:<{width}} {r.metric:>9.4f} {r.samples_per_s:>11,.0f} {ratio:>14.3f} "
+    reference = results.get(REFERENCE)
+    labels = {label: table_label(label, r) for label, r in results.items()}
+    width = max([34, *map(len, labels.values())])
+    print(f"\n{'model':<{width}} {name:>9} {'samples/s':>11} {'x river ARF':>11} {'memory MiB':>10}")
+    for label, r in results.items():
+        ratio = f"{r.samples_per_s / reference.samples_per_s:>11.2f}" if reference else f"{'-':>11}"
+        print(f"{labels[label]:<{width}} {r.metric:>9.4f} {r.samples_per_s:>11,.0f} {ratio} "
               f"{r.memory / 2**20:>10.2f}")
-    scaled = task == "reg" and not args.only_ours
-    print(f"speed vs row 1: samples/s divided by {base_row.model}'s; forests of {args.trees} "
-          f"trees, seed {args.seed}; memory in MiB (2**20 bytes)"
-          + ("; river's regressors behind a StandardScaler" if scaled else ""))
+    print(f"x river ARF: samples/s divided by river's ARF's ({args.trees} trees), measured in this "
+          f"run{'' if reference else ' (not run: --only-ours)'}; forests of {args.trees} trees, "
+          f"seed {args.seed}; memory in MiB (2**20 bytes)"
+          + ("; river's regressors behind a StandardScaler" if task == "reg" and reference else ""))
     footnote = batch_footnote(results)
     if footnote:
         print(footnote)

@@ -105,7 +105,8 @@ _SHARED_DOC = {
         (default) takes their mean, the averaged classifier; ``"vote"`` gives each tree one
         vote for its most probable class, probabilities being vote shares, the voting
         classifier. Both are consistent when the trees are (the paper's proposition 1);
-        ``benchmarks/biau_forest_level.py`` compares them for every forest.""",
+        ``python -m benchmarks experiment biau_forest_level`` compares them for every
+        forest.""",
     "subsampling": """
     subsampling
         Online subsampling of the stream for each tree (biau2008, section 5): ``None`` (every
@@ -131,9 +132,9 @@ _SHARED_DOC = {
         ``features_per_tree`` features fill a tree in order, so a narrower stream keeps them
         all; past that, each new feature enters a tree by reservoir sampling (the kept set is
         a uniform sample of the features seen, different in each tree) and the feature it
-        replaces is forgotten by the tree. ``benchmarks/wide_sparse.py`` chose the default
-        (64: 21.6x river's ARF on a 50,000-word stream; 256 gained 1.5 points at an eighth of
-        the speed).""",
+        replaces is forgotten by the tree. The default was chosen on a 50,000-word stream
+        (64: 21.6x river's ARF; 256 gained 1.5 points at an eighth of the speed; measured at
+        commit 28d0fcd by the retired script ``benchmarks/wide_sparse.py``).""",
     "max_width": """
     max_width
         Most feature names the forest registers. Past it, features not seen before are

@@ -67,27 +67,29 @@ _PARAMS_DOC = """
         the conditions of the paper's theorems 2 and 4. A positive int k stops the schedule at
         k cuts (k_n = min(k, floor(cuts_scale * n^cuts_exponent))), the inconsistent forest
         whose error levels off once its k cells are fit; kept for comparison
-        (``benchmarks/consistency_purely_random.py``).
+        (``python -m benchmarks experiment consistency_purely_random``).
     cuts_scale
         Multiplies the schedule.
     cuts_exponent
         In (0, 1): any exponent there meets the theorems' conditions, so the defaults
-        (k_n = 4 n^0.7) are measured: ``benchmarks/purely_random_schedule.py`` ranks
-        exponents 0.4 to 0.8 and scales 1 and 4 by the mean progressive accuracy on five
-        streams (Phishing, Bananas, ImageSegments, elec, covtype): 4 n^0.7 came first for
-        the uniform split (81.5%; 1 n^0.5 gave 77.6%) and within 0.1 point of the first for
-        the scale-invariant one (85.5%, against 85.6% at 4 n^0.6; 1 n^0.5 gave 81.2%). Fewer cuts leave the cells coarse; the tree stops cutting at ``max_nodes``
-        (2,047 cuts at the default 4,095 nodes, reached after about 7,000 samples), the
-        price of bounded memory.
+        (k_n = 4 n^0.7) are measured (at commit e6cd3a6, by the retired script
+        ``benchmarks/purely_random_schedule.py``), ranking exponents 0.4 to 0.8 and scales
+        1 and 4 by the mean progressive accuracy on five streams (Phishing, Bananas,
+        ImageSegments, elec, covtype): 4 n^0.7 came first for the uniform split (81.5%;
+        1 n^0.5 gave 77.6%) and 0.1 point behind the first for the scale-invariant one
+        (85.5%, against 85.6% at 4 n^0.6; 1 n^0.5 gave 81.2%). Fewer cuts leave the cells
+        coarse; the tree stops cutting at ``max_nodes`` (2,047 cuts at the default 4,095
+        nodes, reached after about 7,000 samples), the price of bounded memory.
     split
         ``"uniform"`` (default): a cut's position is uniform on the chosen side of the leaf's
         cell, the purely random forest (theorem 2). ``"scale_invariant"``: a uniformly random
         rank among the leaf's points (theorem 4): only the order of the values matters, so
         a strictly increasing transform of any feature changes nothing. On real data with
         skewed or binary features it is the better choice (covtype: 85.8% against 70.4%,
-        elec: 77.8% against 76.4%, in the schedule benchmark), at ``8 * pool_size`` bytes
-        per node and about 70% of the samples/s (``benchmarks/speed_vs_amf.py``: 240,000
-        against 339,000 on elec).
+        elec: 77.8% against 76.4%, in the schedule measurement above), at
+        ``8 * pool_size`` bytes per node and about 70% of the samples/s (240,000 against
+        339,000 on elec, measured at commit 218e19c by the retired script
+        ``benchmarks/speed_vs_amf.py``).
     pool_size
         Scale-invariant split only: the values of its cut coordinate a leaf keeps (a uniform
         reservoir) to draw the rank from; a leaf can be cut once they hold two distinct

@@ -7,7 +7,7 @@ import pytest
 from river import base, datasets
 
 import river_forests
-from river_forests import evaluation
+from river_forests import __main__ as cli
 
 # Every estimator the package exports, so that the cross-estimator tests (river's checks, the
 # plumbing, the hardening, the CLI, the suite, the docs) check a new forest the day it joins
@@ -91,7 +91,7 @@ def in_ci() -> bool:
 def shared_data_dir():
     """../shared/data, or skip the test on a machine without it: but CI must run such tests,
     so there its absence fails them."""
-    found = evaluation.find_data_dir()
+    found = cli.find_data_dir()
     if found is None:
         if in_ci():
             pytest.fail("../shared/data not found (elec.csv, covtype.csv.gz); CI must run the "

@@ -1,13 +1,10 @@
 """Batch-native estimators (``_learn_many_equals_learn_one = False``, e.g. XForest) are run by
-the harness, the command line and the benchmark suite as their users run them: each chunk of
+the progressive loop, the command line and the benchmark as their users run them: each chunk of
 ``batch_size`` samples predicted as a whole (``predict_proba_many`` / ``predict_many``), then
 learned (``learn_many``), never through ``learn_one``; and every output says so. The
 estimators here are fakes that count their calls, so these tests stand without XForest."""
 
 import collections
-import importlib.util
-import io
-import json
 import math
 from pathlib import Path
 
@@ -17,7 +14,7 @@ from river import base, datasets, evaluate, linear_model, metrics
 
 import river_forests.__main__ as cli
 from river_forests import MondrianForestClassifier
-from river_forests.evaluation import (
+from river_forests._progressive import (
     Result,
     _labels,
     batch_native,
@@ -124,23 +121,23 @@ def test_the_flags():
 
 def test_a_batch_native_classifier_is_fed_chunks_predicted_before_learned():
     model = BatchMajorityClassifier()
-    r = progressive_run(model, DATA, metrics.Accuracy(), label="fake", progress=None)
+    r = progressive_run(model, DATA, metrics.Accuracy())
     assert model.calls == [(kind, size) for size in (7, 7, 7, 7, 2)
                            for kind in ("predict_proba_many", "learn_many")]
     assert r.mode == "batches of 7" and r.n == 30 and r.seconds > 0
-    assert r.memory > 0 and r.pickled > 0
+    assert r.memory > 0
     # by hand: chunk 1 unscored (no columns yet); chunk 2 predicts 1 (7 ones seen), 0 right;
     # chunk 3 a 7-7 tie -> 0, 7 right; chunk 4 predicts 0, 0 right; chunk 5 a 14-14 tie -> 0:
     # 1 right of 2. 8 right of 23 scored.
     assert r.metric == pytest.approx(8 / 23)
     # a learn_one loop would score differently: the fake learns differently in batches
-    one_by_one = progressive_run(SampleMajorityClassifier(), DATA, metrics.Accuracy(), progress=None)
+    one_by_one = progressive_run(SampleMajorityClassifier(), DATA, metrics.Accuracy())
     assert one_by_one.metric != r.metric
 
 
 def test_the_frames_hold_every_key_of_their_rows_and_their_stream_positions():
     model = BatchMajorityClassifier()
-    progressive_run(model, DATA, metrics.Accuracy(), progress=None)
+    progressive_run(model, DATA, metrics.Accuracy())
     first, last = model.frames[0], model.frames[-1]
     assert list(first.columns) == ["a", "b"] and list(first.index) == list(range(7))
     assert first["b"].isna().tolist() == [i % 3 != 0 for i in range(7)]  # missing keys: NaN
@@ -151,7 +148,7 @@ def test_a_batch_native_regressor_is_fed_chunks_and_unknown_predictions_are_not_
     ys = [float(i % 5) for i in range(30)]
     data = [({"a": float(i)}, y) for i, y in enumerate(ys)]
     model = BatchMeanRegressor()
-    r = progressive_run(model, data, metrics.MAE(), progress=None)
+    r = progressive_run(model, data, metrics.MAE())
     assert model.calls == [(kind, size) for size in (7, 7, 7, 7, 2)
                            for kind in ("predict_many", "learn_many")]
     errors = []
@@ -163,26 +160,22 @@ def test_a_batch_native_regressor_is_fed_chunks_and_unknown_predictions_are_not_
 
 def test_a_normal_model_still_learns_one_sample_at_a_time():
     model = SampleMajorityClassifier()
-    r = progressive_run(model, DATA, metrics.Accuracy(), progress=None)
+    r = progressive_run(model, DATA, metrics.Accuracy())
     assert {kind for kind, _ in model.calls} == {"predict_proba_one", "learn_one"}
     assert len(model.calls) == 60 and r.mode == "one"
     # river's own mini-batch model declares nothing: one by one, scored as river scores it
     data = list(datasets.Phishing())[:200]
     expected = evaluate.progressive_val_score(data, linear_model.LogisticRegression(), metrics.Accuracy())
-    r = progressive_run(NoBatchLogisticRegression(), data, metrics.Accuracy(), progress=None)
+    r = progressive_run(NoBatchLogisticRegression(), data, metrics.Accuracy())
     assert r.mode == "one" and r.metric == expected.get()
 
 
-def test_curve_and_progress_keep_their_cadence_at_chunk_ends():
+def test_the_curve_keeps_its_cadence_at_chunk_ends():
     # points at the chunk end crossing each multiple of 10 (14, 21) and at the end (30)
-    out = io.StringIO()
-    r = progressive_run(BatchMajorityClassifier(), DATA, metrics.Accuracy(), label="fake",
-                        every=10, progress=out)
+    r = progressive_run(BatchMajorityClassifier(), DATA, metrics.Accuracy(), every=10)
     assert [i for i, _ in r.curve] == [14, 21, 30]
-    counts = [line.split("]")[1].split()[0] for line in out.getvalue().splitlines()]
-    assert counts == ["14/30", "21/30", "30/30"]
     # one sample at a time: exactly the multiples, as before
-    r = progressive_run(SampleMajorityClassifier(), DATA, metrics.Accuracy(), every=10, progress=None)
+    r = progressive_run(SampleMajorityClassifier(), DATA, metrics.Accuracy(), every=10)
     assert [i for i, _ in r.curve] == [10, 20, 30]
     points = list(iter_progressive_run(BatchMajorityClassifier(batch_size=10), DATA, metrics.Accuracy(),
                                        every=10))
@@ -196,17 +189,16 @@ def test_rows_of_nan_probabilities_or_no_columns_are_not_predicted():
     assert _labels(pd.DataFrame({True: [0.4], False: [0.6]})) == [False]
 
 
-def _result(model, mode="one"):
-    return Result(model=model, stream="s", n=10, metric=0.5, seconds=1.0, memory=2**20, pickled=1,
-                  mode=mode)
+def _result(mode="one"):
+    return Result(n=10, metric=0.5, seconds=1.0, memory=2**20, mode=mode)
 
 
 def test_the_command_line_labels_batch_fed_models():
-    assert cli.table_label(_result("MondrianForestClassifier")) == "MondrianForestClassifier"
-    assert cli.table_label(_result("XForestClassifier", "batches of 100")) == \
+    assert cli.table_label("MondrianForestClassifier", _result()) == "MondrianForestClassifier"
+    assert cli.table_label("XForestClassifier", _result("batches of 100")) == \
         "XForestClassifier [learn_many, batches of 100]"
-    assert cli.batch_footnote([_result("A")]) is None
-    note = cli.batch_footnote([_result("A"), _result("XForestClassifier", "batches of 100")])
+    assert cli.batch_footnote({"A": _result()}) is None
+    note = cli.batch_footnote({"A": _result(), "XForestClassifier": _result("batches of 100")})
     assert note.startswith("[learn_many, batches of k]: ") and "learn_many" in note
     assert note.split("):")[1].split(".")[0].strip() == "XForestClassifier"  # the models named: not A
 
@@ -233,61 +225,21 @@ def test_the_command_line_runs_batch_native_models_in_batches(monkeypatch, capsy
                for line in out)
 
 
-@pytest.fixture(scope="module")
-def suite():
-    spec = importlib.util.spec_from_file_location("suite", ROOT / "benchmarks" / "suite.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def test_the_benchmark_runs_batch_native_models_in_batches():
+    from benchmarks import harness
+    from benchmarks.models import Model
+    from benchmarks.streams import STREAMS
 
+    made = {}
 
-def test_the_suite_runs_batch_native_models_in_batches(suite):
-    model = BatchMajorityClassifier()
-    record = suite.run_one(model, DATA, metrics.Accuracy(), "BatchMajority", progress=None)
-    assert {kind for kind, _ in model.calls} == {"predict_proba_many", "learn_many"}
-    assert record["mode"] == "batches of 7" and record["value"] == pytest.approx(8 / 23)
-    assert record["curve"][-1][0] == 30 and record["peak_memory"] > 0
-    record = suite.run_one(SampleMajorityClassifier(), DATA, metrics.Accuracy(), "S", progress=None)
-    assert record["mode"] == "one"
+    def make(stream, cls=BatchMajorityClassifier):
+        made["model"] = cls()
+        return made["model"]
 
-
-def test_the_suite_says_which_models_were_fed_batches(suite, tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
-    monkeypatch.setattr(suite, "QUICK_N", 60)
-    real = suite.ours
-
-    def ours(task):
-        found = real(task)
-        if task == "clf":
-            found["BatchMajorityClassifier"] = lambda: BatchMajorityClassifier()
-        return found
-
-    monkeypatch.setattr(suite, "ours", ours)
-    assert suite.main(["--quick", "--streams", "phishing", "--out", str(tmp_path)]) == 0
-    record = json.loads((tmp_path / "phishing.json").read_text())
-    assert record["harness"] == "progressive_run"
-    modes = {r["model"]: r["mode"] for r in record["results"]}
-    expected = {label: run_mode(make()) for label, make in {**ours("clf"), **suite.rivers("clf")}.items()}
-    assert modes == expected and modes["BatchMajorityClassifier"] == "batches of 7"
-    assert {modes[label] for label in suite.rivers("clf")} == {"one"}
-    table = (tmp_path / "results.md").read_text()
-    assert "| BatchMajority (ours) |" in table and "| BatchMajorityClassifier |" in table
-    notes = [line for line in table.splitlines()
-             if line.startswith("Fed in mini-batches through `learn_many` (")]
-    assert len(notes) == 2  # under the accuracy table (column titles), under the stream's (class names)
-    assert "BatchMajority (ours): batches of 7" in notes[0]
-    assert "BatchMajorityClassifier: batches of 7" in notes[1]
-    assert not any(f"{suite.short(label)}:" in notes[0] or f"{label}:" in notes[1]
-                   for label, mode in modes.items() if mode == "one")
-    assert "iter_progressive_val_score" not in table and "progressive_run" in table
-    csv_header, *rows = (tmp_path / "results.csv").read_text().splitlines()
-    assert "mode" in csv_header.split(",") and any("batches of 7" in row for row in rows)
-
-
-def test_the_suite_names_streams_recorded_with_its_earlier_loop(suite, tmp_path):
-    new = {"stream": "phishing", "harness": suite.HARNESS}
-    old = {"stream": "elec"}
-    assert "progressive_run" in suite._harness_text([new])
-    assert "iter_progressive_val_score" in suite._harness_text([old])
-    mixed = suite._harness_text([new, old])
-    assert "progressive_run" in mixed and "The records of elec predate" in mixed
+    spec = Model("BatchMajority", "river", "clf", make, "fake")
+    record = harness.run(STREAMS["phishing"], spec, DATA, "digest", "test")
+    assert {kind for kind, _ in made["model"].calls} == {"predict_proba_many", "learn_many"}
+    assert record["fed"] == "batches of 7" and record["metric"] == pytest.approx(8 / 23)
+    assert record["curve"][-1][0] == 30 and record["memory"] > 0
+    spec = Model("S", "river", "clf", lambda s: make(s, SampleMajorityClassifier), "fake")
+    assert harness.run(STREAMS["phishing"], spec, DATA, "digest", "test")["fed"] == "one"

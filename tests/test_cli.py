@@ -1,13 +1,14 @@
-"""The command line and the evaluation helpers behind it and the benchmarks."""
+"""The command line and the progressive loop behind it (which the benchmark runs too)."""
 
 import pandas as pd
 import pytest
 from river import compose, datasets, evaluate, forest, metrics, preprocessing
 
 import river_forests
-from river_forests import MondrianForestClassifier, evaluation
-from river_forests.__main__ import main
-from river_forests.evaluation import load_stream, progressive_run, river_baselines
+from river_forests import MondrianForestClassifier, _progressive
+from river_forests import __main__ as cli
+from river_forests.__main__ import load_stream, main, rivers
+from river_forests._progressive import progressive_run
 from tests.conftest import CLASSIFIERS, ESTIMATORS, REGRESSORS, is_classifier, name_of, shared_data_dir
 
 
@@ -26,8 +27,8 @@ def _rows(out: str) -> dict:
 def test_command_line_runs(capsys):
     assert main(["--dataset", "phishing", "-n", "150", "--only-ours"]) == 0
     out = capsys.readouterr().out
-    assert "samples/s" in out and "river" not in out
     rows = _rows(out)
+    assert "samples/s" in out and not any(label.startswith("river") for label in rows)
     for cls in CLASSIFIERS:  # every classifier the package exports, one row each
         assert 0.5 < float(rows[cls.__name__][0]) <= 1.0, cls.__name__
     assert not any(cls.__name__ in out for cls in REGRESSORS)
@@ -45,17 +46,17 @@ def test_regression_command_line_runs(capsys):
 
 def test_shared_data_is_found_from_the_repository(shared_data):
     assert (shared_data / "elec.csv").is_file() and (shared_data / "covtype.csv.gz").is_file()
-    elec = load_stream("elec", 50)
-    cov = load_stream("covtype", 50)
+    elec = load_stream("elec", 50)[1]
+    cov = load_stream("covtype", 50)[1]
     assert len(elec) == 50 and len(elec[0][0]) == 6 and {y for _, y in elec} <= {0, 1}
     assert len(cov[0][0]) == 54 and {y for _, y in cov} <= set(range(1, 8))
 
 
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
 def test_progressive_run_reports_time_memory_and_curve(cls):
-    data = load_stream("bananas", 400)
-    r = progressive_run(cls(seed=0), data, metrics.Accuracy(), progress=None, every=100)
-    assert r.n == 400 and r.seconds > 0 and r.memory > 0 and r.pickled > 0
+    data = load_stream("bananas", 400)[1]
+    r = progressive_run(cls(seed=0), data, metrics.Accuracy(), every=100)
+    assert r.n == 400 and r.seconds > 0 and r.memory > 0
     assert [i for i, _ in r.curve] == [100, 200, 300, 400]
     assert 0.5 < r.metric <= 1.0
 
@@ -65,7 +66,7 @@ def test_progressive_run_reports_time_memory_and_curve(cls):
     ("false", pytest.skip.Exception), ("true", pytest.fail.Exception), ("1", pytest.fail.Exception),
 ])
 def test_tests_without_the_shared_data_skip_but_fail_under_ci(monkeypatch, ci, outcome):
-    monkeypatch.setattr(evaluation, "find_data_dir", lambda: None)
+    monkeypatch.setattr(cli, "find_data_dir", lambda: None)
     if ci is None:
         monkeypatch.delenv("CI", raising=False)
     else:
@@ -75,7 +76,7 @@ def test_tests_without_the_shared_data_skip_but_fail_under_ci(monkeypatch, ci, o
 
 
 def test_command_line_without_the_shared_data_says_where_to_put_it(monkeypatch, capsys):
-    monkeypatch.setattr(evaluation, "find_data_dir", lambda: None)
+    monkeypatch.setattr(cli, "find_data_dir", lambda: None)
     for name, file in (("elec", "elec.csv"), ("covtype", "covtype.csv.gz")):
         assert main(["--dataset", name, "-n", "10"]) == 2
         err = capsys.readouterr().err
@@ -115,13 +116,13 @@ def test_progressive_run_scores_like_river_progressive_val_score(make):
     checks that loop on fakes)."""
     clf = is_classifier(type(make()))
     dataset, metric = (datasets.Phishing(), metrics.Accuracy) if clf else (datasets.TrumpApproval(), metrics.MAE)
-    run = progressive_run(make(), list(dataset), metric(), progress=None)
-    if not evaluation.batch_native(make()):
+    run = progressive_run(make(), list(dataset), metric())
+    if not _progressive.batch_native(make()):
         assert run.mode == "one"
         assert run.metric == evaluate.progressive_val_score(dataset, make(), metric()).get()
         return
     model, expected = make(), metric()
-    size = evaluation.batch_size_of(model)
+    size = _progressive.batch_size_of(model)
     X = pd.DataFrame([x for x, _ in dataset])  # Phishing: every row has every feature
     y = pd.Series([y for _, y in dataset])
     for start in range(0, len(X), size):
@@ -137,16 +138,17 @@ def test_progressive_run_scores_like_river_progressive_val_score(make):
 
 
 def test_river_regressors_are_scaled_in_the_comparison(capsys):
-    for model in river_baselines("reg", 2, 0).values():
+    for model in rivers("reg", 2, 0).values():
         assert isinstance(model, compose.Pipeline)
         assert isinstance(next(iter(model.steps.values())), preprocessing.StandardScaler)
-    assert not any(isinstance(m, compose.Pipeline) for m in river_baselines("clf", 2, 0).values())
+    assert not any(isinstance(m, compose.Pipeline) for m in rivers("clf", 2, 0).values())
     assert main(["--dataset", "trumpapproval", "-n", "200", "--trees", "2"]) == 0
     out = capsys.readouterr().out
     rows = _rows(out)
     assert float(rows["river HoeffdingTreeRegressor"][0]) < 100  # 474,066,522 unscaled
     assert all(cls.__name__ in rows for cls in REGRESSORS)
-    assert "speed vs row 1" in out and "memory MiB" in out and "StandardScaler" in out
+    assert "x river ARF" in out and "memory MiB" in out and "StandardScaler" in out
+    assert float(rows["river ARF"][2]) == 1.0  # the reference for speed, measured in this run
 
 
 class TwinForestClassifier(MondrianForestClassifier):
@@ -164,6 +166,6 @@ def test_command_line_compares_every_forest_the_package_exports(monkeypatch, cap
 
 def test_an_explicit_data_folder_is_the_only_one_tried(monkeypatch, tmp_path):
     monkeypatch.setenv("RIVER_FORESTS_DATA", str(tmp_path))
-    assert evaluation.find_data_dir() is None  # no fallback to ../shared/data behind the user's back
+    assert cli.find_data_dir() is None  # no fallback to ../shared/data behind the user's back
     (tmp_path / "elec.csv").write_text("a,b,class\n")
-    assert evaluation.find_data_dir() == tmp_path
+    assert cli.find_data_dir() == tmp_path

@@ -62,15 +62,18 @@ def test_docs_build_strict(tmp_path):
     api = _built(site, "api.md").read_text(encoding="utf-8")
     for name in river_forests.__all__:
         assert f'id="river_forests.{name}"' in api, f"{name} is missing from the API page"
-    # the recorded results are published, and the benchmark page shows their picture
+    # the recorded results are published (not the raw store), and the benchmark page shows
+    # the rendered report and its pictures
     results = ROOT / "benchmarks" / "results"
-    for path in results.glob("*"):
-        if path.suffix in (".csv", ".png"):
-            assert (site / "benchmarks" / "results" / path.name).is_file(), path.name
+    for path in results.rglob("*"):
+        rel = path.relative_to(results)
+        if path.suffix in (".csv", ".png") and rel.parts[0] != "store":
+            assert (site / "benchmarks" / "results" / rel).is_file(), str(rel)
+    assert not (site / "benchmarks" / "results" / "store").exists()
     bench = _built(site, "benchmarks.md").read_text(encoding="utf-8")
-    assert "<!-- benchmark-suite -->" not in bench, "the suite marker was not replaced"
-    for png in sorted((results / "suite").glob("*.png")):
-        assert f"results/suite/{png.name}" in bench, png.name
+    assert "<!-- benchmark-report -->" not in bench and "<!-- experiments -->" not in bench
+    for png in sorted((results / "report" / "full").glob("*.png")):
+        assert f"results/report/full/{png.name}" in bench, png.name
 
 
 def _hooks(root):
@@ -82,26 +85,26 @@ def _hooks(root):
     return module
 
 
-def test_benchmark_page_shows_whatever_the_suite_recorded(tmp_path):
+def test_benchmark_page_shows_whatever_the_benchmark_recorded(tmp_path):
     hooks = _hooks(tmp_path)
-    assert "Not recorded yet" in hooks.suite_section("suite", "Full run")
-    suite = tmp_path / "benchmarks" / "results" / "suite"
-    suite.mkdir(parents=True)
-    (suite / "results.md").write_text(
-        "# Suite\n\n## Classification\n\n| a |\n|---|\n| 1 |\n\n![curve](elec.png)\n"
-    )
-    for stream in ("elec", "agrawal"):
-        (suite / f"{stream}.png").write_bytes(b"")
-    section = hooks.suite_section("suite", "Full run")
-    assert "# Suite" not in section  # the file's title gives way to ours
-    assert "#### Classification" in section  # its headings nest under ours
-    assert "![curve](benchmarks/results/suite/elec.png)" in section  # its links still resolve
-    for stream in ("agrawal", "elec"):
-        assert f"![{stream}](benchmarks/results/suite/{stream}.png)" in section
-    (suite.parent / "learn_many_speed.md").write_text("# speed\n")
-    (suite.parent / "old.md").write_text("# old\n")
-    others = hooks.other_results("[old](benchmarks/results/old.md)")
-    assert "benchmarks/results/learn_many_speed.md" in others and "old.md" not in others
+    assert "Not recorded yet" in hooks.report_section()
+    assert hooks.experiment_list() == "No experiment recorded yet."
+    report = tmp_path / "benchmarks" / "results" / "report"
+    (report / "full").mkdir(parents=True)
+    (report / "full.md").write_text(
+        "# Benchmark report\n\n### Tuning half\n\n| a |\n|---|\n| 1 |\n\n![cd](full/cd-clf-tuning.png)\n")
+    section = hooks.report_section()
+    assert "# Benchmark report" not in section  # the file's title gives way to the page's
+    assert "#### Tuning half" in section  # its headings nest under the page's
+    assert "![cd](benchmarks/results/report/full/cd-clf-tuning.png)" in section  # links resolve
+    experiments = tmp_path / "benchmarks" / "results" / "experiments"
+    experiments.mkdir()
+    (experiments / "denil_mixture.md").write_text("# The mixture\n")
+    (experiments / "frontier_quick.md").write_text("# Frontier (quick)\n")
+    listed = hooks.experiment_list()
+    assert "[The mixture](benchmarks/results/experiments/denil_mixture.md)" in listed
+    assert "`python -m benchmarks experiment denil_mixture`" in listed
+    assert "`python -m benchmarks experiment frontier --quick`" in listed
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if CODE.search((DOCS / p).read_text("utf-8"))])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import pathlib
 import pickle
 import random
@@ -19,10 +20,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from river import drift
+from river.datasets import synth
 from river.drift import binary
 
 from river_forests import MondrianForestClassifier, MondrianForestRegressor, XForestClassifier
-from river_forests import evaluation
 from river_forests._core._random import tree_seed
 from river_forests._forest import BaseForest
 
@@ -42,9 +43,25 @@ N_CLF, N_REG = 10_000, 12_000
 N_SHORT = 4_000
 
 
+def _make(name: str, n: int):
+    """The seeded streams these tests were calibrated on: Agrawal function 0 -> 2 at n/2
+    (abrupt: the change takes n/200 samples), Friedman's function with global recurring abrupt
+    drifts at n/3 and 2n/3, and the stationary Agrawal function 0 and Friedman."""
+    if name == "agrawal-abrupt":
+        return synth.ConceptDriftStream(
+            stream=synth.Agrawal(classification_function=0, seed=42),
+            drift_stream=synth.Agrawal(classification_function=2, seed=43),
+            position=n // 2, width=max(n // 200, 1), seed=42)
+    if name == "friedman-drift":
+        return synth.FriedmanDrift(drift_type="gra", position=(n // 3, 2 * n // 3), seed=42)
+    if name == "agrawal":
+        return synth.Agrawal(classification_function=0, seed=42)
+    return synth.Friedman(seed=42)
+
+
 @functools.lru_cache(maxsize=None)
 def _stream(name: str, n: int) -> tuple:
-    return tuple(evaluation.load_stream(name, n))
+    return tuple(itertools.islice(_make(name, n), n))
 
 
 def drifting(cls, n: int) -> tuple[tuple, int]:

@@ -18,7 +18,6 @@ import pandas as pd
 import pytest
 
 import river_forests
-from river_forests.evaluation import load_stream
 
 from .conftest import (CLASSIFIERS, ESTIMATORS, PLAIN, REGRESSORS, batch_native, chunk_size,
                        flushed, name_of, target, uniform_stream)
@@ -308,7 +307,9 @@ def test_wide_stream_learn_many_equals_learn_one(cls):
 
 
 def test_wide_sparse_stream_is_defined():
-    data = load_stream("wide-sparse", 200)
+    from benchmarks.streams import STREAMS
+
+    data = STREAMS["bag-of-words"].samples(200)
     assert all(len(x) == 20 for x, _ in data)
     assert len({k for x, _ in data for k in x}) > 1000
 

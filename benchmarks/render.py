@@ -1,0 +1,279 @@
+"""The renderer: the store's records of one version of ours (and the peers') as a report.
+
+For each task and half: a table of the metric per stream (accuracy, or MAE for regression;
+the best of each stream in bold), each model's average rank, a Friedman test over the streams
+and a critical-difference diagram (Nemenyi post-hoc, from ``scikit-posthocs``), the speed and
+memory of each model as a ratio to river's ARF on the same stream (geometric mean over the
+streams), and learning curves. On the drifting streams, a second table adds our forests with
+drift detectors (``+ ADWIN``).
+
+A model without a complete record on a stream (not run, failed, or stopped by
+``--max-seconds``) ranks last there and shows "—". Peers' records are used only when they
+measured the same samples as ours (the ``data`` digest), and only records of one version of
+ours are read (``store.select``), so a table never mixes two versions of our code.
+
+Writes ``results/report/<mode>.md``, ``<mode>.csv`` and the figures under
+``results/report/<mode>/``; the docs' benchmark page includes the full run's report.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import store
+from benchmarks import streams as stream_registry
+
+OUT = Path(__file__).resolve().parent / "results" / "report"
+REFERENCE = "river ARF"
+FAMILY_ORDER = {"ours": 0, "river": 1, "moa": 2}
+CURVE_CHECKPOINTS = ("1000", "2000", "5000", "10000")
+
+
+def _complete(r: dict) -> bool:
+    return r.get("status") == "ok" and r.get("metric") is not None and not math.isnan(r["metric"])
+
+
+def table(recs: list[dict], task: str, half: str, with_detectors: bool = False):
+    """``(streams, models, values)``: values[stream][model] = record (complete or not)."""
+    names = [s.name for s in stream_registry.streams(task, half)
+             if not with_detectors or s.drifting]
+    values = defaultdict(dict)
+    for r in recs:
+        if r["task"] == task and r["stream"] in names:
+            if r["model"].endswith(" + ADWIN") and not with_detectors:
+                continue
+            values[r["stream"]][r["model"]] = r
+    names = [s for s in names if s in values]
+    models = sorted({m for s in names for m in values[s]},
+                    key=lambda m: (FAMILY_ORDER[_family(recs, m)], m))
+    return names, models, values
+
+
+def _family(recs, model):
+    return next(r["family"] for r in recs if r["model"] == model)
+
+
+def ranks(names, models, values, task):
+    """Per-stream ranks (1 = best, ties averaged; incomplete = last) as an array."""
+    from scipy.stats import rankdata
+
+    sign = -1.0 if task == "clf" else 1.0
+    out = np.zeros((len(names), len(models)))
+    for i, s in enumerate(names):
+        row = [sign * values[s][m]["metric"] if m in values[s] and _complete(values[s][m]) else math.inf
+               for m in models]
+        out[i] = rankdata(row, method="average")
+    return out
+
+
+def friedman(rank_matrix) -> tuple[float, float] | None:
+    from scipy.stats import friedmanchisquare
+
+    if rank_matrix.shape[0] < 2 or rank_matrix.shape[1] < 3:
+        return None
+    stat, p = friedmanchisquare(*rank_matrix.T)
+    return float(stat), float(p)
+
+
+def cd_diagram(names, models, values, task, rank_matrix, path: Path, title: str) -> bool:
+    """A critical-difference diagram (Nemenyi after Friedman) drawn by scikit-posthocs."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import pandas as pd
+        import scikit_posthocs as sp
+    except ImportError:
+        return False
+    if rank_matrix.shape[0] < 2 or len(models) < 3:
+        return False
+    # Nemenyi on the ranks (higher is better for the test's input: negate ranks)
+    frame = pd.DataFrame(-rank_matrix, columns=models)
+    pvalues = sp.posthoc_nemenyi_friedman(frame)
+    avg = pd.Series(rank_matrix.mean(axis=0), index=models)
+    fig, ax = plt.subplots(figsize=(10, 2 + 0.22 * len(models)))
+    sp.critical_difference_diagram(avg, pvalues, ax=ax, label_fmt_left="{label} ({rank:.1f})  ",
+                                   label_fmt_right="  ({rank:.1f}) {label}")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _geomean(xs):
+    xs = [x for x in xs if x is not None and x > 0 and math.isfinite(x)]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
+
+
+def ratios(names, models, values, key):
+    """Per model, the geometric mean over streams of its `key` divided by river's ARF's."""
+    out = {}
+    for m in models:
+        xs = []
+        for s in names:
+            r, ref = values[s].get(m), values[s].get(REFERENCE)
+            if r and ref and _complete(r) and _complete(ref) and r.get(key) and ref.get(key):
+                xs.append(r[key] / ref[key])
+        out[m] = _geomean(xs)
+    return out
+
+
+def curves(recs, name, task, path: Path):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for r in sorted((r for r in recs if r["stream"] == name and r["task"] == task),
+                    key=lambda r: (FAMILY_ORDER[r["family"]], r["model"])):
+        if not r["curve"]:
+            continue
+        xs, ys = zip(*r["curve"])
+        style = {"ours": "-", "river": "--", "moa": ":"}[r["family"]]
+        ax.plot(xs, ys, style, label=r["model"], linewidth=1.2)
+    ax.set_xlabel("samples")
+    ax.set_ylabel("prequential accuracy" if task == "clf" else "prequential MAE")
+    ax.set_title(name)
+    ax.legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def _fmt(x, task):
+    return f"{x:.3f}" if task == "clf" else f"{x:.4g}"
+
+
+def section(recs, task, half, mode, with_detectors=False) -> list[str]:
+    names, models, values = table(recs, task, half, with_detectors)
+    metric = "accuracy" if task == "clf" else "MAE"
+    label = {"clf": "classification", "reg": "regression"}[task]
+    what = "drifting streams, with our forests' detectors" if with_detectors else "all streams"
+    lines = [f"### {half.capitalize()} half, {label}: {what}", ""]
+    if not names:
+        return lines + ["No records.", ""]
+    rk = ranks(names, models, values, task)
+    avg = dict(zip(models, rk.mean(axis=0)))
+    lines += [f"{len(names)} streams, {len(models)} models; {metric}, best of each stream in bold; "
+              "— marks a model without a complete record (ranked last).", ""]
+    header = ["stream", *models]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    sign = 1 if task == "clf" else -1
+    for s in names:
+        done = {m: values[s][m]["metric"] for m in models if m in values[s] and _complete(values[s][m])}
+        best = max(done.values(), key=lambda v: sign * v) if done else None
+        cells = []
+        for m in models:
+            if m not in done:
+                cells.append("—")
+            else:
+                text = _fmt(done[m], task)
+                cells.append(f"**{text}**" if done[m] == best else text)
+        lines.append("| " + " | ".join([s, *cells]) + " |")
+    speed = ratios(names, models, values, "samples_per_s")
+    memory = ratios(names, models, values, "memory")
+    lines += ["", "| model | average rank | speed ÷ river ARF | memory ÷ river ARF |", "|---|---|---|---|"]
+    for m in sorted(models, key=lambda m: avg[m]):
+        sp_ = f"{speed[m]:.2f}" if speed[m] else "—"
+        mem = f"{memory[m]:.3f}" if memory[m] else "—"
+        lines.append(f"| {m} | {avg[m]:.2f} | {sp_} | {mem} |")
+    test = friedman(rk)
+    lines.append("")
+    if test:
+        lines.append(f"Friedman test over {len(names)} streams: chi² = {test[0]:.1f}, p = {test[1]:.2g}.")
+    tag = f"{task}-{half}" + ("-drift" if with_detectors else "")
+    png = OUT / mode / f"cd-{tag}.png"
+    if cd_diagram(names, models, values, task, rk, png,
+                  f"{half} half, {label} ({what}): average ranks, Nemenyi critical difference"):
+        lines += ["", f"![critical-difference diagram, {tag}]({png.relative_to(OUT).as_posix()})"]
+    lines.append("")
+    return lines
+
+
+def learning_points(recs, task, half) -> list[str]:
+    """Average metric at 1k, 2k, 5k, 10k samples and at the end, over the half's streams long
+    enough, per model (what issue-style targets on the learning curve read)."""
+    names, models, values = table(recs, task, half)
+    lines = ["| model | " + " | ".join(f"{int(c):,}" for c in CURVE_CHECKPOINTS) + " | end |",
+             "|---|" + "---|" * (len(CURVE_CHECKPOINTS) + 1)]
+    for m in models:
+        cells = []
+        for c in (*CURVE_CHECKPOINTS, "end"):
+            xs = [values[s][m]["metric"] if c == "end" else values[s][m]["checkpoints"].get(c)
+                  for s in names if m in values[s] and _complete(values[s][m])
+                  and (c == "end" or values[s][m]["n"] >= int(c))]
+            xs = [x for x in xs if x is not None]
+            cells.append(f"{sum(xs) / len(xs):.3f} ({len(xs)})" if xs else "—")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def consistent(recs: list[dict], ours: str | None) -> list[dict]:
+    """Peers' records that measured the same samples as our records on the same stream."""
+    digest = {(r["stream"], r["task"]): r["data"] for r in recs if r["family"] == "ours"}
+    return [r for r in recs if r["family"] == "ours" or digest.get((r["stream"], r["task"])) in (None, r["data"])]
+
+
+def render(mode: str = "full", ours: str | None = None) -> Path:
+    recs, ours = store.select(store.records(mode), ours)
+    recs = consistent(recs, ours)
+    mine = [r for r in recs if r["family"] == "ours"]
+    peers = sorted({r["version"]["library"] for r in recs if r["family"] != "ours"})
+    lines = [f"# Benchmark report ({mode} run)", ""]
+    if mine:
+        v = mine[0]["version"]
+        lines.append(f"Our forests: code version `{v['key']}` (commit `{v['commit'][:10]}`, "
+                     f"package {v['package']}). Peers: {'; '.join(peers) or 'none'}.")
+    else:
+        lines.append(f"No records of ours in the store for this run. Peers: {'; '.join(peers) or 'none'}.")
+    machines = sorted({r["machine"]["cpu"] for r in recs})
+    lines += ["", f"Measured on: {'; '.join(machines)}. Prequential (predict, then learn, each "
+              "sample), the same materialised samples for every model; time inside the models' "
+              "calls only; 10 trees or learners per forest, seed 42.", ""]
+    rows = []
+    for task in ("clf", "reg"):
+        for half in ("tuning", "report"):
+            lines += section(recs, task, half, mode)
+            if task == "clf":
+                lines += section(recs, task, half, mode, with_detectors=True)
+            lines += [f"Average {'accuracy' if task == 'clf' else 'MAE'} along the stream "
+                      f"({half} half; streams at least that long, their count in brackets):", "",
+                      *learning_points(recs, task, half), ""]
+    for r in recs:
+        rows.append([r["stream"], r["task"], r["half"], r["category"], r["model"], r["family"],
+                     r["version"]["key"], r["status"], r["metric"], r["samples_per_s"], r["memory"], r["n"]])
+    lines += ["### Learning curves", ""]
+    recorded = {r["stream"] for r in recs}
+    for s in stream_registry.STREAMS.values():
+        png = OUT / mode / "curves" / f"{s.name}.png"
+        if s.name in recorded and curves(recs, s.name, s.task, png):
+            lines += [f"![{s.name}]({png.relative_to(OUT).as_posix()})", ""]
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / f"{mode}.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["stream", "task", "half", "category", "model", "family", "version", "status",
+                    "metric", "samples_per_s", "memory_bytes", "n"])
+        w.writerows(sorted(rows))
+    path = OUT / f"{mode}.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def main(quick: bool = False, ours: str | None = None) -> int:
+    mode = "quick" if quick else "full"
+    path = render(mode, ours)
+    print(f"wrote {path}")
+    return 0

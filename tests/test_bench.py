@@ -1,0 +1,215 @@
+"""The benchmark's plumbing (its numbers are recorded by running it, never asserted here): the
+registry's streams load offline with their declared task and length, the split into halves is
+a fixed rule, every estimator we export is benchmarked, a record of another version of ours is
+never rendered with this one's, and the runner runs end to end on two small streams."""
+
+from __future__ import annotations
+
+import collections
+import json
+import subprocess
+
+import pytest
+
+import river_forests
+from benchmarks import models, render, runner, store
+from benchmarks import streams as registry
+from tests.conftest import ESTIMATORS
+
+SHARED = {"elec", "covtype"}
+
+# The assignment of every stream to its half, pinned: a stream added later that moves one of
+# these (the rule orders a category's streams by hash) is noticed here, not after a tuning.
+HALVES = {
+    "tuning": {
+        "agrawal-recurring", "bananas", "breast-cancer", "cells", "chickweights", "crashes",
+        "default", "diamonds", "elec", "friedman", "friedman-gra", "friedman-gsg", "planes2d",
+        "hyperplane-100", "hyperplane-fast", "led-noise", "loan-grade", "one-hot", "penguins",
+        "phishing", "randomtree", "rbf-10", "rbf-rare", "sea-gradual", "sine", "stagger-recurring",
+        "telecom-churn", "wa-churn", "wages", "waveform", "agrawal-abrupt",
+    },
+}
+
+
+@pytest.mark.parametrize("name", [n for n in registry.STREAMS if n not in SHARED])
+def test_every_stream_loads_offline_with_its_declared_task_and_length(name):
+    stream = registry.STREAMS[name]
+    data = stream.samples()
+    assert len(data) == stream.n
+    x, y = data[0]
+    assert x and all(isinstance(k, str) and isinstance(v, float) for k, v in x.items())
+    if stream.task == "clf":
+        assert all(isinstance(y, (int, str)) and not isinstance(y, bool) for _, y in data)
+        assert len({y for _, y in data}) >= 2
+    else:
+        assert all(isinstance(y, float) for _, y in data)
+
+
+@pytest.mark.parametrize("name", sorted(SHARED))
+def test_the_streams_of_shared_data_load(name, shared_data):
+    stream = registry.STREAMS[name]
+    data = stream.samples()
+    assert len(data) == stream.n and stream.task == "clf"
+
+
+def test_the_registry_is_broad_enough():
+    clf = registry.streams("clf")
+    assert len(clf) >= 30 and len(registry.streams("reg")) >= 8
+    assert {s.category for s in clf} == set(registry.CATEGORIES["clf"])
+    assert any(s.drifting for s in registry.streams("reg"))
+    assert len({len(s.samples(50)[0][0]) >= 100 for s in clf if s.name not in SHARED}) == 2  # wide ones too
+    assert all(s.source and s.category in registry.CATEGORIES[s.task] for s in registry.STREAMS.values())
+
+
+def test_no_reserved_data_set_is_used():
+    for s in registry.STREAMS.values():
+        text = f"{s.name} {s.source}".lower().replace("-", "").replace(" ", "")
+        assert not any(word in text for word in registry.RESERVED), s.name
+
+
+def test_the_split_into_halves_is_a_fixed_rule_balanced_by_category():
+    first = {name: registry.half_of(name) for name in registry.STREAMS}
+    assert first == {name: registry.half_of(name) for name in reversed(list(registry.STREAMS))}
+    assert {n for n, h in first.items() if h == "tuning"} == HALVES["tuning"]
+    counts = collections.Counter((s.task, s.category, s.half) for s in registry.STREAMS.values())
+    for task, categories in registry.CATEGORIES.items():
+        for c in categories:
+            assert abs(counts[(task, c, "tuning")] - counts[(task, c, "report")]) <= 1, (task, c)
+
+
+def test_every_estimator_we_export_is_benchmarked_at_its_defaults():
+    for cls in ESTIMATORS:
+        task = "clf" if "Classifier" in cls.__name__ else "reg"
+        ours = [m for m in models.models(task, "ours") if m.config.startswith(f"{cls.__name__}(")]
+        assert ours, cls.__name__
+        assert {m.drifting_only for m in ours} == {False, True}  # plain, and with detectors
+        for m in ours:
+            assert type(m.make(registry.STREAMS["elec"])) is cls
+    for task in ("clf", "reg"):
+        names = {m.name for m in models.models(task)}
+        assert {"river HT", "river ARF", "river SRP", "river AMF", "MOA ARF"} <= names
+    assert {"river HT (scaled)", "river ARF (scaled)"} <= {m.name for m in models.models("reg")}
+
+
+def test_detectors_run_on_drifting_streams_only():
+    drifting = next(s for s in registry.STREAMS.values() if s.drifting)
+    stationary = registry.STREAMS["bananas"]
+    assert any(m.drifting_only for m in models.models("clf", stream=drifting))
+    assert not any(m.drifting_only for m in models.models("clf", stream=stationary))
+
+
+def _record(model, family, version, metric, stream="iris", recorded="2026-01-01T00:00:00"):
+    return {"stream": stream, "task": "clf", "n": 150, "data": "d", "half": "report",
+            "category": "real", "model": model, "family": family, "config": "c",
+            "version": {"key": version, "commit": "0" * 40, "package": "0", "library": version},
+            "protocol": store.PROTOCOL, "mode": "full", "fed": "one", "status": "ok", "seen": 150,
+            "metric_name": "accuracy", "metric": metric, "seconds": 1.0, "samples_per_s": 150.0,
+            "memory": 1000, "curve": [[150, metric]], "checkpoints": {},
+            "machine": {"cpu": "cpu"}, "recorded": recorded}
+
+
+@pytest.fixture
+def tmp_store(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "STORE", tmp_path / "store")
+    monkeypatch.setattr(render, "OUT", tmp_path / "report")
+    monkeypatch.setattr(store, "our_version", lambda: {"key": "ours-new", "commit": "1" * 40,
+                                                        "package": river_forests.__version__})
+    return tmp_path
+
+
+def test_a_record_of_another_version_of_ours_is_never_rendered_with_this_ones(tmp_store):
+    for model, family, version, metric, when in [
+        ("MondrianForest", "ours", "ours-old", 0.111, "2026-01-02T00:00:00"),  # newer, other code
+        ("MondrianForest", "ours", "ours-new", 0.222, "2026-01-01T00:00:00"),
+        ("XForest", "ours", "ours-old", 0.333, "2026-01-02T00:00:00"),  # only in the old version
+        ("river ARF", "river", "river-0.26.1", 0.444, "2026-01-01T00:00:00"),
+    ]:
+        store.save(_record(model, family, version, metric, recorded=when),
+                   store.path("full", "iris", model, version, "clf"))
+    chosen, version = store.select(store.records("full"))
+    assert version == "ours-new"  # the checked-out code's version
+    assert {(r["model"], r["metric"]) for r in chosen} == {("MondrianForest", 0.222), ("river ARF", 0.444)}
+    text = render.render("full").read_text()
+    assert "0.222" in text and "0.444" in text and "0.111" not in text and "0.333" not in text
+    assert "XForest" not in text and "ours-new" in text
+    # asking for the old version renders it alone, never with the new one's records
+    text = render.render("full", "ours-old").read_text()
+    assert "0.111" in text and "0.333" in text and "0.222" not in text
+
+
+def test_a_peer_record_of_other_samples_is_not_rendered(tmp_store):
+    mine = _record("MondrianForest", "ours", "ours-new", 0.5)
+    peer = dict(_record("river ARF", "river", "river-0.26.1", 0.9), data="other")
+    assert render.consistent([mine, peer], "ours-new") == [mine]
+
+
+def test_the_store_refuses_uncommitted_package_code(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "river_forests").mkdir(parents=True)
+    (repo / "river_forests" / "a.py").write_text("x = 1\n")
+    (repo / "setup.py").write_text("")
+    (repo / "pyproject.toml").write_text("")
+    (repo / "benchmarks").mkdir()
+    (repo / "benchmarks" / "b.py").write_text("")
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    monkeypatch.setattr(store, "ROOT", repo)
+    monkeypatch.delenv("RIVER_FORESTS_BENCH_ALLOW_DIRTY", raising=False)
+    store.our_version.cache_clear()
+    try:
+        clean = store.our_version()
+        assert clean["key"].startswith("ours-") and len(clean["commit"]) == 40
+        (repo / "benchmarks" / "b.py").write_text("changed = True\n")  # not the package: fine
+        store.our_version.cache_clear()
+        assert store.our_version()["key"] == clean["key"]
+        (repo / "river_forests" / "a.py").write_text("x = 2\n")
+        store.our_version.cache_clear()
+        with pytest.raises(store.DirtyTree, match="uncommitted"):
+            store.our_version()
+        monkeypatch.setenv("RIVER_FORESTS_BENCH_ALLOW_DIRTY", "1")
+        store.our_version.cache_clear()
+        assert store.our_version()["key"].startswith("dirty-")
+    finally:
+        store.our_version.cache_clear()
+
+
+def test_the_runner_runs_two_small_streams_end_to_end_and_resumes(tmp_store, capsys):
+    """A smoke test, not the benchmark: our forests and river's HT on two small streams."""
+    pick = ["MondrianForest", "PurelyRandomForest (uniform)", "XForest", "river HT"]
+    jobs = runner.plan(quick=True, streams=["iris", "trumpapproval"], families=["ours", "river"],
+                       names=pick)
+    assert {(j.stream, j.model) for j in jobs} >= {("iris", "XForest"), ("trumpapproval", "river HT")}
+    assert runner.execute(runner.pending(jobs), n_jobs=1) == 0
+    assert runner.pending(jobs) == []  # everything stored: a second run has nothing to do
+    recs = store.records("quick")
+    assert len(recs) == len(jobs) and {r["status"] for r in recs} == {"ok"}
+    xforest = next(r for r in recs if r["model"] == "XForest")
+    assert xforest["fed"] == "batches of 100" and xforest["version"]["key"] == "ours-new"
+    ht = next(r for r in recs if r["model"] == "river HT" and r["stream"] == "iris")
+    assert ht["version"]["key"].startswith("river-") and 0.5 < ht["metric"] <= 1
+    text = render.render("quick").read_text()
+    assert "average rank" in text and "| iris |" in text and "| trumpapproval |" in text
+    assert (tmp_store / "report" / "quick.csv").exists()
+
+
+def test_moa_rows_are_skipped_with_the_reason_when_moa_cannot_run(tmp_store, monkeypatch, capsys):
+    from benchmarks import __main__ as cli
+    from benchmarks import moa
+
+    moa.available.cache_clear()
+    monkeypatch.setattr(moa, "available", lambda: "Java not found (MOA needs Java 8+ on the PATH)")
+    assert cli.main(["run", "--quick", "--streams", "iris", "--models", "river HT", "MOA ARF"]) == 0
+    assert "MOA's rows skipped: Java not found" in capsys.readouterr().err
+    assert [r["model"] for r in store.records("quick")] == ["river HT"]
+
+
+def test_moa_runs_when_it_is_installed(tmp_store):
+    from benchmarks import harness, moa
+
+    if moa.available():
+        pytest.skip(f"MOA cannot run here: {moa.available()}")
+    stream = registry.STREAMS["iris"]
+    data = stream.samples()
+    record = harness.run(stream, models.get("clf", "MOA HT"), data, "d", "test")
+    assert record["status"] == "ok" and 0.7 < record["metric"] <= 1 and record["memory"] is None
+    assert json.loads(json.dumps(record)) == record
