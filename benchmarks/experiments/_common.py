@@ -1,0 +1,189 @@
+"""What the experiments share: the data files read as the former scripts read them, the
+package's classifiers and their variants, the environment and version lines, Markdown tables,
+and where and how the reports are written (``benchmarks/results/experiments/``)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+#: the shared data folder's files, by stream
+FILES = {"elec": "elec.csv", "covtype": "covtype.csv.gz"}
+
+
+# ---------------------------------------------------------------------------- the data
+
+def samples(name: str, n: int) -> list:
+    """The first n rows of elec.csv or covtype.csv.gz (the shared data folder), each value read
+    with Python's ``float`` as the former scripts did. Not the registry's streams: its loader
+    parses with pandas' fast parser, whose last bit differs for about 50,000 of elec's values
+    (by at most 1.1e-16), enough to move river's ARF by 2 points on elec's first 1,000 rows;
+    and its covtype stops at 50,000 rows."""
+    import csv
+    import gzip
+    import itertools
+
+    from river_forests.__main__ import find_data_dir
+
+    folder = find_data_dir()
+    if folder is None:
+        raise FileNotFoundError(f"{FILES[name]} not found: put shared/data beside the repository "
+                                "or set RIVER_FORESTS_DATA")
+    path = folder / FILES[name]
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        names = header[:-1]
+        return [({k: float(v) for k, v in zip(names, row)}, int(row[-1]))
+                for row in itertools.islice(reader, n)]
+
+
+# ---------------------------------------------------------------------------- the models
+
+def our_variants() -> dict:
+    """Every classifier of ``river_forests.__all__`` as ``{label: (class, params)}``, with one
+    entry per value of a parameter that chooses the paper's variant (an estimator's
+    ``_variants``, e.g. the purely random forest's ``split``)."""
+    import river_forests
+    from river import base
+
+    out = {}
+    for name in river_forests.__all__:
+        cls = getattr(river_forests, name)
+        if not (isinstance(cls, type) and issubclass(cls, base.Classifier)):
+            continue
+        short = name.replace("ForestClassifier", "")
+        variants = getattr(cls, "_variants", {})
+        if not variants:
+            out[short] = (cls, {})
+        for param, values in variants.items():
+            for value in values:
+                out[f"{short} ({value})"] = (cls, {param: value})
+    return out
+
+
+def learn_to_checkpoints(model, X, y, checkpoints: list[int], batch: int):
+    """Learn the rows of `X` (a DataFrame) and `y` (a Series) in order with ``learn_many``, in
+    chunks of at most `batch` rows that stop at every checkpoint; yields each checkpoint n once
+    the model has learned the first n rows."""
+    seen = 0
+    for n in checkpoints:
+        for start in range(seen, n, batch):
+            stop = min(start + batch, n)
+            model.learn_many(X.iloc[start:stop], y.iloc[start:stop])
+        seen = n
+        yield n
+
+
+# ---------------------------------------------------------------------------- the environment
+
+def machine(cores: str = "") -> str:
+    """``<machine>, <n> cores<cores>, Python ..., river ..., numpy ...``."""
+    import numpy as np
+    import river
+
+    return (f"{platform.machine()}, {os.cpu_count()} cores{cores}, Python "
+            f"{platform.python_version()}, river {river.__version__}, numpy {np.__version__}")
+
+
+def load_average() -> str:
+    return ", ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def extension_built(digest: bool = False) -> str:
+    """``built <UTC time> UTC`` of the ``_mondrian`` extension (and its sha256's first 12
+    hexadecimal digits with `digest`)."""
+    import river_forests._core._mondrian as ext
+
+    built = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(os.path.getmtime(ext.__file__)))
+    if not digest:
+        return f"built {built} UTC"
+    import hashlib
+    from pathlib import Path
+
+    return f"built {built} UTC (sha256 {hashlib.sha256(Path(ext.__file__).read_bytes()).hexdigest()[:12]})"
+
+
+def version_line() -> str:
+    """``code version <key>, commit <10 digits>``: the package's code the records ran on."""
+    from benchmarks import store
+
+    v = store.our_version()
+    return f"code version {v['key']}, commit {v['commit'][:10]}"
+
+
+# ---------------------------------------------------------------------------- the report
+
+def markdown_table(header: list, rows: list) -> list[str]:
+    """The lines of a Markdown table (cells formatted with ``str``)."""
+    lines = ["| " + " | ".join(map(str, header)) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+
+
+def missing(wanted: list, results: dict) -> list[str]:
+    """The keys of `wanted` (``jobs``' pairs) without a result."""
+    return [key for key, _ in wanted if key not in results]
+
+
+def missing_line(keys: list, what: str = "measurements") -> str:
+    return f"**Missing {what}** (failed or not run): {', '.join(keys)}."
+
+
+def compute_seconds(results: dict, field: str = "seconds") -> float:
+    """The measurements' time, summed."""
+    return sum(r.get(field, 0.0) for r in results.values())
+
+
+def outputs(name: str, quick: bool) -> tuple:
+    """The report's Markdown and PNG paths (``_quick`` names with `quick`), the folder made."""
+    from benchmarks import experiments
+
+    experiments.OUT.mkdir(parents=True, exist_ok=True)
+    stem = name + ("_quick" if quick else "")
+    return experiments.OUT / f"{stem}.md", experiments.OUT / f"{stem}.png"
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def label_axes(ax, xlabel: str, ylabel: str, title: str | None = None, *,
+               title_size: float | None = None, grid: dict | None = None,
+               legend: dict | None = None) -> None:
+    """An axes' x and y labels, and if given its title (in `title_size` points), its grid
+    (``ax.grid(**grid)``) and its legend (``ax.legend(**legend)``)."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title, **({} if title_size is None else {"fontsize": title_size}))
+    if grid is not None:
+        ax.grid(**grid)
+    if legend is not None:
+        ax.legend(**legend)
+
+
+def save_figure(fig, path, title: str | None = None, *, title_size: float | None = None,
+                dpi: float | None = None, rect=None) -> None:
+    """Give the figure its title if any, lay it out (within `rect` if given), write it to
+    `path` and close it."""
+    import matplotlib.pyplot as plt
+
+    if title is not None:
+        fig.suptitle(title, **({} if title_size is None else {"fontsize": title_size}))
+    if rect is None:
+        fig.tight_layout()
+    else:
+        fig.tight_layout(rect=rect)
+    if dpi is None:
+        fig.savefig(path)
+    else:
+        fig.savefig(path, dpi=dpi)
+    plt.close(fig)
