@@ -7,8 +7,10 @@ memory of each model as a ratio to river's ARF on the same stream (geometric mea
 streams), and learning curves. On the drifting streams, a second table adds our forests with
 drift detectors (``+ ADWIN``).
 
-A model without a complete record on a stream (not run, failed, or stopped by
-``--max-seconds``) ranks last there and shows "—". Peers' records are used only when they
+A model whose run on a stream was stopped by ``--max-seconds`` ranks last there and shows "—".
+A stream on which some model has no record yet (not run, or failed) is left out of the ranks
+and named under the table, so a partial store never ranks a model on streams it was not
+measured on. Peers' records are used only when they
 measured the same samples as ours (the ``data`` digest), and only records of one version of
 ours are read (``store.select``), so a table never mixes two versions of our code.
 
@@ -52,6 +54,13 @@ def table(recs: list[dict], task: str, half: str, with_detectors: bool = False):
     models = sorted({m for s in names for m in values[s]},
                     key=lambda m: (FAMILY_ORDER[_family(recs, m)], m))
     return names, models, values
+
+
+def split_complete(names, models, values):
+    """The streams every model has a record on, and the others with the models they lack."""
+    full = [s for s in names if all(m in values[s] for m in models)]
+    partial = {s: [m for m in models if m not in values[s]] for s in names if s not in full}
+    return full, partial
 
 
 def _family(recs, model):
@@ -165,10 +174,13 @@ def section(recs, task, half, mode, with_detectors=False) -> list[str]:
     lines = [f"### {half.capitalize()} half, {label}: {what}", ""]
     if not names:
         return lines + ["No records.", ""]
+    names, partial = split_complete(names, models, values)
+    if not names:
+        return lines + [f"No stream has a record of every model yet ({len(partial)} partly measured).", ""]
     rk = ranks(names, models, values, task)
     avg = dict(zip(models, rk.mean(axis=0)))
     lines += [f"{len(names)} streams, {len(models)} models; {metric}, best of each stream in bold; "
-              "— marks a model without a complete record (ranked last).", ""]
+              "— marks a run stopped before the end of the stream (ranked last).", ""]
     header = ["stream", *models]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     sign = 1 if task == "clf" else -1
@@ -190,6 +202,9 @@ def section(recs, task, half, mode, with_detectors=False) -> list[str]:
         sp_ = f"{speed[m]:.2f}" if speed[m] else "—"
         mem = f"{memory[m]:.3f}" if memory[m] else "—"
         lines.append(f"| {m} | {avg[m]:.2f} | {sp_} | {mem} |")
+    if partial:
+        lines += ["", f"Not in these ranks yet ({len(partial)} streams without a record of every "
+                  "model): " + "; ".join(f"{s} (no {', '.join(ms)})" for s, ms in partial.items()) + "."]
     test = friedman(rk)
     lines.append("")
     if test:
@@ -207,6 +222,7 @@ def learning_points(recs, task, half) -> list[str]:
     """Average metric at 1k, 2k, 5k, 10k samples and at the end, over the half's streams long
     enough, per model (what issue-style targets on the learning curve read)."""
     names, models, values = table(recs, task, half)
+    names, _ = split_complete(names, models, values)
     lines = ["| model | " + " | ".join(f"{int(c):,}" for c in CURVE_CHECKPOINTS) + " | end |",
              "|---|" + "---|" * (len(CURVE_CHECKPOINTS) + 1)]
     for m in models:

@@ -213,3 +213,15 @@ def test_moa_runs_when_it_is_installed(tmp_store):
     record = harness.run(stream, models.get("clf", "MOA HT"), data, "d", "test")
     assert record["status"] == "ok" and 0.7 < record["metric"] <= 1 and record["memory"] is None
     assert json.loads(json.dumps(record)) == record
+
+
+def test_a_stream_not_yet_measured_for_every_model_is_left_out_of_the_ranks(tmp_store):
+    for stream, model, family, version, metric in [
+        ("iris", "MondrianForest", "ours", "ours-new", 0.91), ("iris", "river ARF", "river", "river-x", 0.92),
+        ("wine", "MondrianForest", "ours", "ours-new", 0.93),  # river's ARF not run on it yet
+    ]:
+        store.save(_record(model, family, version, metric, stream=stream),
+                   store.path("full", stream, model, version, "clf"))
+    text = render.render("full").read_text()
+    assert "| iris | 0.910 | **0.920** |" in text and "| wine |" not in text
+    assert "wine (no river ARF)" in text and "1 streams, 2 models" in text
