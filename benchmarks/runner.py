@@ -3,7 +3,9 @@
 For each pair it looks for a reusable record in the store (same samples, config, protocol and
 version, see ``benchmarks.store``) and runs only what is missing, so an interrupted run
 resumes where it stopped, and a run of our forests reuses every peer's record. Pairs run in
-``jobs`` worker processes (spawned), the longest first; each writes its record as it ends.
+``jobs`` worker processes (spawned), stream by stream from the cheapest stream (length times
+width) to the dearest, so that an interrupted first run leaves as many streams measured by
+every model as it can (the report ranks only those); each writes its record as it ends.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from benchmarks import streams as stream_registry
 
 QUICK_N = 2_000
 
-#: rough cost per sample of each family, relative (only orders the jobs: longest first)
+#: rough cost per sample of each family, relative (orders the jobs within a stream)
 _COST = {"river": 20.0, "moa": 3.0, "ours": 1.0}
 
 
@@ -53,8 +55,14 @@ def plan(quick=False, streams=None, families=None, names=None, half=None, mode=N
             if (families and m.family not in families) or (names and m.name not in names):
                 continue
             jobs.append(Job(mode, s.name, s.task, m.name, length(s, quick)))
-    jobs.sort(key=lambda j: -j.n * _COST[j.spec.family])
+    width = {s: _width(s) for s in {j.stream for j in jobs}}
+    jobs.sort(key=lambda j: (j.n * width[j.stream], j.stream, -_COST[j.spec.family]))
     return jobs
+
+
+def _width(name: str) -> int:
+    """How many features the stream's first 200 samples show (its cost grows with it)."""
+    return len({k for x, _ in stream_registry.STREAMS[name].samples(200) for k in x})
 
 
 def _data(job: Job):
