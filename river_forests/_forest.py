@@ -15,7 +15,10 @@ import concurrent.futures
 import numbers
 import contextlib
 import os
+import inspect
 import random
+import re
+import sys
 import threading
 
 import numpy as np
@@ -81,6 +84,87 @@ def check_float(name, value, low, low_inclusive=True, high=None):
         raise ValueError(f"{name} must be {bound}, got {value!r}")
 
 
+#: the parameters every forest shares, in signature order after the forest's own, with their
+#: defaults (a forest changes one in its `_defaults`); `aggregation` is the classifiers' only
+SHARED_DEFAULTS = {
+    "memory_budget": "16MB",
+    "max_nodes": None,
+    "smoothing": 0.5,
+    "aggregation": "average",
+    "subsampling": None,
+    "subsample_rate": 1.0,
+    "subsample_decay": 0.0,
+    "features_per_tree": 64,
+    "max_width": 100_000,
+    "drift_detector": None,
+    "warning_detector": None,
+    "seed": None,
+}
+
+#: parameters renamed in 0.2.0, old name -> new name (the changelog lists them); a model
+#: pickled before loads with them renamed, a constructor given an old name says the new one
+RENAMED = {
+    "lifetime": "growth", "lifetime_scale": "growth_scale",
+    "cuts": "growth", "cuts_scale": "growth_scale", "cuts_exponent": "growth_exponent",
+    "budget": "growth", "budget_scale": "growth_scale",
+    "use_aggregation": "weighted_prunings",
+    "candidate_features": "max_features",
+}
+
+
+def _shared_names(task: int) -> list:
+    return [n for n in SHARED_DEFAULTS if task == TASK_CLASSIFICATION or n != "aggregation"]
+
+
+def _signature(cls) -> inspect.Signature:
+    """A forest's signature as river reads it (`_get_params`, `clone`): the forest's own
+    parameters, then every shared one, by keyword, with the forest's defaults."""
+    own = [p for p in inspect.signature(cls.__dict__["__init__"]).parameters.values()
+           if p.kind is not p.VAR_KEYWORD]
+    shared = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY,
+                                default=cls._defaults.get(n, SHARED_DEFAULTS[n]))
+              for n in _shared_names(cls._task)]
+    return inspect.Signature(own + shared)
+
+
+def check_growth(growth, kind) -> None:
+    """The growth schedule, one parameter in every forest: ``"consistent"`` or a fixed
+    positive number (`kind`: float, or int for a count of cuts)."""
+    if isinstance(growth, str):
+        if growth != "consistent":
+            raise ValueError(f"growth must be 'consistent' or a positive number, got {growth!r}")
+    elif kind is int:
+        check_int("growth", growth, 1, 2**31 - 1)
+    else:
+        check_float("growth", growth, 0.0, low_inclusive=False)
+
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_bytes(name: str, value) -> int | None:
+    """A size in bytes from an int or float, or a string such as ``"40MB"`` (KB, MB, GB:
+    powers of 1000; KiB, MiB, GiB: of 1024); None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*((?:\d+(?:\.\d*)?|\.\d+)(?:e\d+)?)\s*([a-zA-Z]*)\s*", value)
+        unit = m.group(2).lower() if m else None
+        if unit not in _UNITS:
+            raise ValueError(f"{name} must be a number of bytes or a string such as '40MB' "
+                             f"(units B, KB, MB, GB, KiB, MiB, GiB), got {value!r}")
+        number = float(m.group(1)) * _UNITS[unit]
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        raise ValueError(f"{name} must be None, a number of bytes or a string such as '40MB', "
+                         f"got {value!r}")
+    if not np.isfinite(number) or number < 1 or number >= 2**62:
+        raise ValueError(f"{name} must be at least 1 byte and finite, got {value!r}")
+    return int(number)
+
+
 _SHARED_DOC = {
     "n_estimators": """
     n_estimators
@@ -94,11 +178,22 @@ _SHARED_DOC = {
         ``(stats + smoothing * parent_estimate) / (weight + smoothing)``. A leaf freshly
         created by a split has seen no data, so it predicts its parent's estimate; with
         ``smoothing=0`` this is a pure back-off to the deepest node with data.""",
+    "memory_budget": """
+    memory_budget
+        The forest's memory, in bytes (an int) or as a string such as ``"40MB"`` (KB, MB, GB:
+        powers of 1000; KiB, MiB, GiB: of 1024): the size river reports for the model
+        (``model._raw_memory_usage``, every object the forest holds) stays within it,
+        whatever the length or the width of the stream and the number of classes. The
+        forest shares it out among its trees as features and labels arrive; a tree turns its
+        share into nodes at the widths it has (a node's bytes grow with the features it
+        works on and the classes), stops adding nodes when the next would not fit, and, if a
+        new class or feature widens every node, frees the nodes holding the least data to fit
+        again. Most forests fill it on a long stream. None: no byte budget (then
+        ``max_nodes`` must be given).""",
     "max_nodes": """
     max_nodes
-        Cap on the nodes of each tree: the memory bound. A tree at the cap stops splitting but
-        its node statistics keep learning, so memory stays bounded whatever the length of the
-        stream.""",
+        An extra cap on the nodes of each tree, beside the byte budget (None, the default:
+        the budget alone). For experiments that compare trees of a given size.""",
     "aggregation": """
     aggregation
         How the trees' class probabilities are combined (biau2008, section 2): ``"average"``
@@ -186,8 +281,7 @@ def shared_params_doc(classifier: bool, overrides: dict | None = None) -> str:
     forest's own (``n_estimators``, first in every signature, is `N_ESTIMATORS_DOC`); a forest
     may reword one (`overrides`, by name) where its trees give it a sharper meaning."""
     docs = dict(_SHARED_DOC, **(overrides or {}))
-    names = [n for n in _SHARED_DOC if n != "n_estimators" and (classifier or n != "aggregation")]
-    return "".join(docs[n] for n in names)
+    return "".join(docs[n] for n in _shared_names(TASK_CLASSIFICATION if classifier else TASK_REGRESSION))
 
 
 class BaseForest(base.Estimator, abc.ABC):
@@ -200,34 +294,39 @@ class BaseForest(base.Estimator, abc.ABC):
 
     _task: int
 
-    def __init__(
-        self,
-        n_estimators: int,
-        max_nodes: int,
-        smoothing: float,
-        subsampling: str | None,
-        subsample_rate: float,
-        subsample_decay: float,
-        features_per_tree: int,
-        max_width: int,
-        seed: int | None,
-        drift_detector=None,
-        warning_detector=None,
-    ):
+    #: this forest's defaults of shared parameters where they differ from `SHARED_DEFAULTS`
+    _defaults: dict = {}
+
+    #: the budget's share kept for what a tree's pools add between two checks (a repacked
+    #: pool's spare room): more for the kinds whose pools hold most of their bytes
+    _budget_margin = 0.01
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            cls.__init__.__signature__ = _signature(cls)
+
+    def __init__(self, n_estimators: int = 10, **shared):
+        params = self._shared_values(shared)
         self.n_estimators = n_estimators
-        self.max_nodes = max_nodes
-        self.smoothing = smoothing
-        self.subsampling = subsampling
-        self.subsample_rate = subsample_rate
-        self.subsample_decay = subsample_decay
-        self.features_per_tree = features_per_tree
-        self.max_width = max_width
-        self.seed = seed
         check_int("n_estimators", n_estimators, 1)
-        check_int("max_nodes", max_nodes, 1, 2**31 - 1)
+        for name, value in params.items():
+            setattr(self, name, value)
+        memory_budget, max_nodes = params["memory_budget"], params["max_nodes"]
+        smoothing, subsampling = params["smoothing"], params["subsampling"]
+        subsample_rate, subsample_decay = params["subsample_rate"], params["subsample_decay"]
+        seed = params["seed"]
+        drift_detector, warning_detector = params["drift_detector"], params["warning_detector"]
+        self._budget_bytes = parse_bytes("memory_budget", memory_budget)
+        if max_nodes is not None:
+            check_int("max_nodes", max_nodes, 1, 2**31 - 1)
+        elif self._budget_bytes is None:
+            raise ValueError("memory_budget=None needs max_nodes: memory must be bounded")
         check_float("smoothing", smoothing, 0.0)
-        check_int("features_per_tree", features_per_tree, 1, 2**31 - 1)
-        check_int("max_width", max_width, 1, 2**31 - 1)
+        check_int("features_per_tree", params["features_per_tree"], 1, 2**31 - 1)
+        check_int("max_width", params["max_width"], 1, 2**31 - 1)
+        if self._task == TASK_CLASSIFICATION and params["aggregation"] not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be 'average' or 'vote', got {params['aggregation']!r}")
         if subsampling not in SUBSAMPLING:
             raise ValueError(
                 f"subsampling must be None, 'bernoulli' or 'poisson', got {subsampling!r}"
@@ -246,8 +345,6 @@ class BaseForest(base.Estimator, abc.ABC):
             raise ValueError("subsample_decay needs subsampling='bernoulli' or 'poisson'")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise ValueError(f"seed must be None or an int, got {seed!r}")
-        self.drift_detector = drift_detector
-        self.warning_detector = warning_detector
         for name, det in (("drift_detector", drift_detector), ("warning_detector", warning_detector)):
             if det is None:
                 continue
@@ -263,6 +360,52 @@ class BaseForest(base.Estimator, abc.ABC):
                              "take a tree's place only on a drift")
         self._core = self._new_core()
         self._reset_detectors()
+        self._set_budget()
+
+    @classmethod
+    def _shared_values(cls, given: dict) -> dict:
+        """The shared parameters' values: `given` (by keyword) over the forest's defaults. A
+        name that is not a parameter is a TypeError, naming the parameter that replaced it
+        if it was renamed."""
+        names = _shared_names(cls._task)
+        for name in given:
+            if name not in names:
+                hint = RENAMED.get(name)
+                hint = f": renamed {hint} in 0.2.0 (see the changelog)" if hint else ""
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}{hint}")
+        return {n: given.get(n, cls._defaults.get(n, SHARED_DEFAULTS[n])) for n in names}
+
+    # ------------------------------------------------------------------ the memory budget
+
+    def _set_budget(self) -> None:
+        """Hand the budget to the core: what the forest itself takes outside its trees and
+        registries is measured once here, the rest the core shares out among the trees (and
+        the background trees a warning detector may start) as names and labels arrive."""
+        core = self._core
+        if self._budget_bytes is None:
+            core.budget = 0
+            return
+        trees = sum(sys.getsizeof(t) for t in core.trees)
+        fixed = int(self._raw_memory_usage) - trees
+        # headroom for what grows with the stream outside the trees: the drift log, the
+        # scratch of wider rows, the buffered rows of a batch forest (a row per feature)
+        fixed += 64 * self.DRIFT_LOG if self.drift_detector is not None else 0
+        fixed += 8 * self._batch_size() * min(self.features_per_tree * 4, self.max_width)
+        core.budget_fixed = int(fixed + self._budget_margin * self._budget_bytes)
+        core.budget_slots = self.n_estimators * (2 if self.warning_detector is not None else 1)
+        core.budget = int(self._budget_bytes)
+        core.rebudget()
+        need = max(sys.getsizeof(t) for t in core.trees)
+        if core.tree_bytes < need:
+            least = self._budget_bytes + (need - core.tree_bytes) * core.budget_slots
+            raise ValueError(f"memory_budget={self.memory_budget!r} is too small for "
+                             f"{self.n_estimators} empty trees: give at least {least:,} bytes")
+
+    @property
+    def memory_bytes(self) -> int:
+        """The forest's memory now, in bytes, as river measures it (``_raw_memory_usage``:
+        every object the forest holds, the trees' node storage included)."""
+        return int(self._raw_memory_usage)
 
     # ------------------------------------------------------------------ drift adaptation
 
@@ -372,6 +515,16 @@ class BaseForest(base.Estimator, abc.ABC):
         state.setdefault("features_per_tree", 2**31 - 1)
         state.setdefault("max_width", 2**31 - 1)
         state.setdefault("subsample_decay", 0.0)
+        # a model pickled before 0.2.0: the renamed parameters, and no memory budget (its
+        # trees are bounded by max_nodes, as they were built)
+        if "candidate_features" in state:  # the paper's lambda: a leaf tries 1 + Poisson(lambda)
+            state["max_features"] = state.pop("candidate_features") + 1.0
+        for old, new in RENAMED.items():
+            if old in state:
+                state.setdefault(new, state.pop(old))
+        if "memory_budget" not in state:
+            state["memory_budget"] = None
+            state["_budget_bytes"] = None
         legacy_seed = state.pop("_master_seed", None)  # kept on the forest for a while
         state.pop("_n_replaced", None)
         self.__dict__.update(state)
@@ -402,8 +555,8 @@ class BaseForest(base.Estimator, abc.ABC):
         """One compiled tree of this forest, seeded with the 64-bit `seed`."""
         return self._tree_class(
             task=task,
-            max_nodes=self.max_nodes,
-            max_features=self.features_per_tree,
+            max_nodes=self.max_nodes if self.max_nodes is not None else 2**31 - 1,
+            features_per_tree=self.features_per_tree,
             smoothing=float(self.smoothing),
             subsample_mode=SUBSAMPLING[self.subsampling],
             subsample_rate=float(self.subsample_rate),
@@ -590,16 +743,6 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
     """A forest classifier: every label (bool, str, int, ...) may arrive at any time."""
 
     _task = TASK_CLASSIFICATION
-
-    def __init__(self, n_estimators, max_nodes, smoothing, aggregation, subsampling, subsample_rate,
-                 subsample_decay, features_per_tree, max_width, seed, drift_detector=None,
-                 warning_detector=None):
-        if aggregation not in AGGREGATIONS:
-            raise ValueError(f"aggregation must be 'average' or 'vote', got {aggregation!r}")
-        self.aggregation = aggregation
-        super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed, drift_detector,
-                         warning_detector)
 
     @property
     def _vote(self) -> bool:

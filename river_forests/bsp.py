@@ -5,7 +5,7 @@ from __future__ import annotations
 from river import base, drift
 
 from ._core._bsp import BSPTree
-from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_int, forest_doc
+from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_growth, check_int, forest_doc
 
 __all__ = ["BSPForestClassifier", "BSPForestRegressor"]
 
@@ -15,28 +15,24 @@ class _BSPParams:
 
     _tree_class = BSPTree
 
-    def _set_bsp(self, budget, budget_scale, max_pairs, max_hull_vertices, max_leaf_points):
-        self.budget = budget
-        self.budget_scale = budget_scale
+    def _set_bsp(self, growth, growth_scale, max_pairs, max_hull_vertices, max_leaf_points):
+        self.growth = growth
+        self.growth_scale = growth_scale
         self.max_pairs = max_pairs
         self.max_hull_vertices = max_hull_vertices
         self.max_leaf_points = max_leaf_points
-        if isinstance(budget, str):
-            if budget != "consistent":
-                raise ValueError(f"budget must be 'consistent' or a positive float, got {budget!r}")
-        else:
-            check_float("budget", budget, 0.0, low_inclusive=False)
-        check_float("budget_scale", budget_scale, 0.0, low_inclusive=False)
+        check_growth(growth, float)
+        check_float("growth_scale", growth_scale, 0.0, low_inclusive=False)
         check_int("max_pairs", max_pairs, 1, 2**20)
         check_int("max_hull_vertices", max_hull_vertices, 4, 2**10)
         check_int("max_leaf_points", max_leaf_points, 0, 2**16)
 
     def _tree_params(self):
-        consistent = self.budget == "consistent"
+        consistent = self.growth == "consistent"
         return dict(
             consistent=consistent,
-            fixed_budget=0.0 if consistent else float(self.budget),
-            budget_scale=float(self.budget_scale),
+            fixed_budget=0.0 if consistent else float(self.growth),
+            budget_scale=float(self.growth_scale),
             max_pairs=int(self.max_pairs),
             max_hull_vertices=int(self.max_hull_vertices),
             max_leaf_points=int(self.max_leaf_points),
@@ -50,12 +46,13 @@ class _BSPParams:
 
 
 _PARAMS_DOC = """
-    budget
+    growth
+        The growth schedule (every forest's ``growth``), here the BSP process's budget.
         ``"consistent"`` (default): the budget grows with the number n of samples a tree has
-        learned, tau_n = budget_scale * n^(1/(d+2)) with d the number of the tree's features,
+        learned, tau_n = growth_scale * n^(1/(d+2)) with d the number of the tree's features,
         the schedule of the paper's theorem 3 and of its experiments. A positive float gives a
         fixed budget (no longer consistent); kept for comparison.
-    budget_scale
+    growth_scale
         Multiplies the consistent budget schedule. Ignored for a fixed budget.
     max_pairs
         Pairs of features a tree cuts in: all of them while the tree has few enough features
@@ -114,6 +111,9 @@ _REFERENCE = """
 
 
 class BSPForestClassifier(_BSPParams, ForestClassifier):
+    _defaults = {"smoothing": 0.0}
+    _budget_margin = 0.06
+
     __doc__ = forest_doc(
         "Online BSP forest classifier: oblique cuts on convex hulls (Fan et al., 2020).",
         _ALGO_DOC,
@@ -132,27 +132,15 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
-        budget: str | float = "consistent",
-        budget_scale: float = 1.0,
+        growth: str | float = "consistent",
+        growth_scale: float = 1.0,
         max_pairs: int = 16,
         max_hull_vertices: int = 16,
         max_leaf_points: int = 32,
-        smoothing: float = 0.0,
-        max_nodes: int = 4095,
-        aggregation: str = "average",
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
-        self._set_bsp(budget, budget_scale, max_pairs, max_hull_vertices, max_leaf_points)
-        super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        self._set_bsp(growth, growth_scale, max_pairs, max_hull_vertices, max_leaf_points)
+        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):
@@ -160,7 +148,7 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
         # drift adaptation: a sensitive detector, so river's checks see trees replaced
         yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
                "warning_detector": drift.ADWIN(delta=0.3)}
-        yield {"n_estimators": 2, "budget": 2.0, "aggregation": "vote", "max_nodes": 31,
+        yield {"n_estimators": 2, "growth": 2.0, "aggregation": "vote", "max_nodes": 31,
                "max_leaf_points": 0}
         yield {"n_estimators": 2, "subsampling": "poisson", "smoothing": 0.0, "max_pairs": 3}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
@@ -168,6 +156,9 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
 
 
 class BSPForestRegressor(_BSPParams, ForestRegressor):
+    _defaults = {"smoothing": 0.0}
+    _budget_margin = 0.06
+
     __doc__ = forest_doc(
         "Online BSP forest regressor: oblique cuts on convex hulls (Fan et al., 2020).",
         _ALGO_DOC + """
@@ -189,26 +180,15 @@ class BSPForestRegressor(_BSPParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
-        budget: str | float = "consistent",
-        budget_scale: float = 1.0,
+        growth: str | float = "consistent",
+        growth_scale: float = 1.0,
         max_pairs: int = 16,
         max_hull_vertices: int = 16,
         max_leaf_points: int = 32,
-        smoothing: float = 0.0,
-        max_nodes: int = 4095,
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
-        self._set_bsp(budget, budget_scale, max_pairs, max_hull_vertices, max_leaf_points)
-        super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        self._set_bsp(growth, growth_scale, max_pairs, max_hull_vertices, max_leaf_points)
+        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):
@@ -216,6 +196,6 @@ class BSPForestRegressor(_BSPParams, ForestRegressor):
         # drift adaptation: a sensitive detector, so river's checks see trees replaced
         yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
                "warning_detector": drift.ADWIN(delta=0.3)}
-        yield {"n_estimators": 2, "budget": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
+        yield {"n_estimators": 2, "growth": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
                "subsample_rate": 0.7}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3, "max_hull_vertices": 4}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from river import base, drift
 
 from ._core._mondrian import MondrianTree
-from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, forest_doc
+from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_growth, forest_doc
 
 __all__ = ["MondrianForestClassifier", "MondrianForestRegressor"]
 
@@ -16,37 +16,33 @@ class _MondrianParams:
     _tree_class = MondrianTree
 
     # models pickled before these parameters existed ran the paper's tree: they load with it
-    use_aggregation = False
+    weighted_prunings = False
     step = 1.0
     recycling = False
     leaf_model = "mean"
     linear_rate = 1.0
 
-    def _set_mondrian(self, lifetime, lifetime_scale, use_aggregation, step, recycling):
+    def _set_mondrian(self, growth, growth_scale, weighted_prunings, step, recycling):
         self.recycling = recycling
         if not isinstance(recycling, bool):
             raise ValueError(f"recycling must be a bool, got {recycling!r}")
-        self.lifetime = lifetime
-        self.lifetime_scale = lifetime_scale
-        self.use_aggregation = use_aggregation
+        self.growth = growth
+        self.growth_scale = growth_scale
+        self.weighted_prunings = weighted_prunings
         self.step = step
-        if not isinstance(use_aggregation, bool):
-            raise ValueError(f"use_aggregation must be a bool, got {use_aggregation!r}")
+        if not isinstance(weighted_prunings, bool):
+            raise ValueError(f"weighted_prunings must be a bool, got {weighted_prunings!r}")
         check_float("step", step, 0.0, low_inclusive=False)
-        if isinstance(lifetime, str):
-            if lifetime != "consistent":
-                raise ValueError(f"lifetime must be 'consistent' or a positive float, got {lifetime!r}")
-        else:
-            check_float("lifetime", lifetime, 0.0, low_inclusive=False)
-        check_float("lifetime_scale", lifetime_scale, 0.0, low_inclusive=False)
+        check_growth(growth, float)
+        check_float("growth_scale", growth_scale, 0.0, low_inclusive=False)
 
     def _tree_params(self):
-        consistent = self.lifetime == "consistent"
+        consistent = self.growth == "consistent"
         return dict(
             consistent=consistent,
-            fixed_lifetime=0.0 if consistent else float(self.lifetime),
-            lifetime_scale=float(self.lifetime_scale),
-            use_aggregation=self.use_aggregation,
+            fixed_lifetime=0.0 if consistent else float(self.growth),
+            lifetime_scale=float(self.growth_scale),
+            use_aggregation=self.weighted_prunings,
             step=float(self.step),
             recycling=self.recycling,
             linear=self.leaf_model == "linear",
@@ -55,13 +51,14 @@ class _MondrianParams:
 
 
 _PARAMS_DOC = """
-    lifetime
+    growth
+        The growth schedule (every forest's ``growth``), here the Mondrian process's lifetime.
         ``"consistent"`` (default): the lifetime grows with the number n of samples a tree has
-        learned, lambda_n = lifetime_scale * n^(1/(d+2)) with d the number of features, the
+        learned, lambda_n = growth_scale * n^(1/(d+2)) with d the number of features, the
         schedule under which the paper proves consistency and minimax rates (theorems 1-2).
         A positive float gives the fixed-lifetime Mondrian forest of Lakshminarayanan et al.
         (2014), which the paper shows is inconsistent (proposition 1); kept for comparison.
-    lifetime_scale
+    growth_scale
         Multiplies the consistent lifetime schedule (the theorems hold for any constant).
         Ignored for a fixed lifetime. The paper's is 1. The classifier's default, 65536, grows
         every leaf that holds data as soon as it can, and lets ``max_nodes`` with
@@ -69,7 +66,7 @@ _PARAMS_DOC = """
         in 5.1 MiB where 2 (and 4,095 nodes, frozen at the cap) gave .847 in 22 MiB
         (``python -m benchmarks experiment frontier``). The regressor's default, 0.5,
         keeps leaves large enough for their linear models.
-    use_aggregation
+    weighted_prunings
         Predict with the exponentially weighted average of the predictions of every pruning of
         the tree (Mourtada, Gaïffas and Scornet, AMF, 2021), computed along the path: each
         node keeps the log weight of its own predictions' cumulated loss (log loss, or squared
@@ -79,7 +76,7 @@ _PARAMS_DOC = """
         TrumpApproval (0.30 against 0.36; the regression figures measured at commit 1f8d9ea
         by the retired script ``benchmarks/mondrian_regression.py``).
     step
-        The weights' learning rate (the loss's multiplier) with ``use_aggregation``.
+        The weights' learning rate (the loss's multiplier) with ``weighted_prunings``.
     recycling
         At ``max_nodes``, free the twigs (interior nodes over two leaves) that hold the least
         data, a quarter of the nodes at a time; a freed twig becomes a leaf again (its
@@ -98,7 +95,7 @@ _OVERRIDES = {
     "smoothing": _SHARED_DOC["smoothing"] + """ Positive values blend the path (a
         Dirichlet-style hierarchical smoothing, in the spirit of the hierarchical prior of
         Lakshminarayanan et al. that the paper cites). The default blends: on four streams
-        at ``lifetime_scale=2`` (the default then), 0.5 had the best mean accuracy of the
+        at ``growth_scale=2`` (the default then), 0.5 had the best mean accuracy of the
         blends tried, 87.77% against 87.67% for the pure back-off (measured at commit
         6cdc07d by the retired script ``benchmarks/mondrian_tuning.py``).""",
 }
@@ -149,27 +146,15 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
-        lifetime: str | float = "consistent",
-        lifetime_scale: float = 65536.0,
-        use_aggregation: bool = False,
+        growth: str | float = "consistent",
+        growth_scale: float = 65536.0,
+        weighted_prunings: bool = False,
         step: float = 1.0,
         recycling: bool = True,
-        smoothing: float = 0.5,
-        max_nodes: int = 1023,
-        aggregation: str = "average",
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
-        self._set_mondrian(lifetime, lifetime_scale, use_aggregation, step, recycling)
-        super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        self._set_mondrian(growth, growth_scale, weighted_prunings, step, recycling)
+        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):
@@ -177,12 +162,12 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
         # drift adaptation: a sensitive detector, so river's checks see trees replaced
         yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
                "warning_detector": drift.ADWIN(delta=0.3)}
-        yield {"n_estimators": 2, "lifetime": 2.0, "aggregation": "vote", "max_nodes": 31}
+        yield {"n_estimators": 2, "growth": 2.0, "aggregation": "vote", "max_nodes": 31}
         yield {"n_estimators": 2, "subsampling": "poisson", "smoothing": 0.0}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "seed": 3}
         # a small cap, so the checks' datasets make the trees recycle; and the aggregation
-        yield {"n_estimators": 2, "max_nodes": 15, "use_aggregation": True, "seed": 4}
+        yield {"n_estimators": 2, "max_nodes": 15, "weighted_prunings": True, "seed": 4}
 
 
 class MondrianForestRegressor(_MondrianParams, ForestRegressor):
@@ -237,33 +222,22 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
-        lifetime: str | float = "consistent",
-        lifetime_scale: float = 0.5,
-        use_aggregation: bool = False,
+        growth: str | float = "consistent",
+        growth_scale: float = 0.5,
+        weighted_prunings: bool = False,
         step: float = 1.0,
         recycling: bool = True,
         leaf_model: str = "linear",
         linear_rate: float = 1.0,
-        smoothing: float = 0.5,
-        max_nodes: int = 1023,
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
-        self._set_mondrian(lifetime, lifetime_scale, use_aggregation, step, recycling)
+        self._set_mondrian(growth, growth_scale, weighted_prunings, step, recycling)
         self.leaf_model = leaf_model
         self.linear_rate = linear_rate
         if leaf_model not in ("mean", "linear"):
             raise ValueError(f"leaf_model must be 'mean' or 'linear', got {leaf_model!r}")
         check_float("linear_rate", linear_rate, 0.0, low_inclusive=False, high=1.0)
-        super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):
@@ -271,9 +245,9 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
         # drift adaptation: a sensitive detector, so river's checks see trees replaced
         yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
                "warning_detector": drift.ADWIN(delta=0.3)}
-        yield {"n_estimators": 2, "lifetime": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
+        yield {"n_estimators": 2, "growth": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
                "subsample_rate": 0.7}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3}
-        yield {"n_estimators": 2, "max_nodes": 15, "use_aggregation": True, "seed": 4}
+        yield {"n_estimators": 2, "max_nodes": 15, "weighted_prunings": True, "seed": 4}
         yield {"n_estimators": 2, "leaf_model": "mean", "recycling": False, "seed": 5}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from river import base, drift
 
 from ._core._purely_random import PurelyRandomTree
-from ._forest import ForestClassifier, ForestRegressor, check_float, check_int, forest_doc
+from ._forest import ForestClassifier, ForestRegressor, check_float, check_growth, check_int, forest_doc
 
 __all__ = ["PurelyRandomForestClassifier", "PurelyRandomForestRegressor"]
 
@@ -19,36 +19,32 @@ class _PurelyRandomParams:
     #: values of a parameter that are different algorithms of the paper, for the benchmarks
     _variants = {"split": SPLITS}
 
-    def _set_purely_random(self, cuts, cuts_scale, cuts_exponent, split, pool_size):
-        self.cuts = cuts
-        self.cuts_scale = cuts_scale
-        self.cuts_exponent = cuts_exponent
+    def _set_purely_random(self, growth, growth_scale, growth_exponent, split, pool_size):
+        self.growth = growth
+        self.growth_scale = growth_scale
+        self.growth_exponent = growth_exponent
         self.split = split
         self.pool_size = pool_size
-        if isinstance(cuts, str):
-            if cuts != "consistent":
-                raise ValueError(f"cuts must be 'consistent' or a positive int, got {cuts!r}")
-        else:
-            check_int("cuts", cuts, 1, 2**31 - 1)
-        check_float("cuts_scale", cuts_scale, 0.0, low_inclusive=False)
-        check_float("cuts_exponent", cuts_exponent, 0.0, low_inclusive=False)
-        if cuts_exponent >= 1.0:
+        check_growth(growth, int)
+        check_float("growth_scale", growth_scale, 0.0, low_inclusive=False)
+        check_float("growth_exponent", growth_exponent, 0.0, low_inclusive=False)
+        if growth_exponent >= 1.0:
             raise ValueError(
-                "cuts_exponent must be < 1 (k_n = cuts_scale * n^cuts_exponent must keep "
-                f"k_n / n -> 0), got {cuts_exponent!r}"
+                "growth_exponent must be < 1 (k_n = growth_scale * n^growth_exponent must keep "
+                f"k_n / n -> 0), got {growth_exponent!r}"
             )
         if split not in SPLITS:
             raise ValueError(f"split must be 'uniform' or 'scale_invariant', got {split!r}")
         check_int("pool_size", pool_size, 2, 2**16)
 
     def _tree_params(self):
-        consistent = self.cuts == "consistent"
+        consistent = self.growth == "consistent"
         scale_invariant = self.split == "scale_invariant"
         return dict(
             consistent=consistent,
-            fixed_cuts=0 if consistent else int(self.cuts),
-            cuts_scale=float(self.cuts_scale),
-            cuts_exponent=float(self.cuts_exponent),
+            fixed_cuts=0 if consistent else int(self.growth),
+            cuts_scale=float(self.growth_scale),
+            cuts_exponent=float(self.growth_exponent),
             scale_invariant=scale_invariant,
             # the reservoir costs memory only where it is used
             pool_size=int(self.pool_size) if scale_invariant else 0,
@@ -61,16 +57,17 @@ class _PurelyRandomParams:
 
 
 _PARAMS_DOC = """
-    cuts
+    growth
+        The growth schedule (every forest's ``growth``), here the number of cuts.
         ``"consistent"`` (default): after its n-th sample a tree has made
-        k_n = floor(cuts_scale * n^cuts_exponent) cuts, so k_n -> infinity and k_n / n -> 0,
+        k_n = floor(growth_scale * n^growth_exponent) cuts, so k_n -> infinity and k_n / n -> 0,
         the conditions of the paper's theorems 2 and 4. A positive int k stops the schedule at
-        k cuts (k_n = min(k, floor(cuts_scale * n^cuts_exponent))), the inconsistent forest
+        k cuts (k_n = min(k, floor(growth_scale * n^growth_exponent))), the inconsistent forest
         whose error levels off once its k cells are fit; kept for comparison
         (``python -m benchmarks experiment consistency_purely_random``).
-    cuts_scale
+    growth_scale
         Multiplies the schedule.
-    cuts_exponent
+    growth_exponent
         In (0, 1): any exponent there meets the theorems' conditions, so the defaults
         (k_n = 4 n^0.7) are measured (at commit e6cd3a6, by the retired script
         ``benchmarks/purely_random_schedule.py``), ranking exponents 0.4 to 0.8 and scales
@@ -150,27 +147,15 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
-        cuts: str | int = "consistent",
-        cuts_scale: float = 4.0,
-        cuts_exponent: float = 0.7,
+        growth: str | int = "consistent",
+        growth_scale: float = 4.0,
+        growth_exponent: float = 0.7,
         split: str = "uniform",
         pool_size: int = 16,
-        max_nodes: int = 4095,
-        smoothing: float = 0.5,
-        aggregation: str = "average",
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
-        self._set_purely_random(cuts, cuts_scale, cuts_exponent, split, pool_size)
-        super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        self._set_purely_random(growth, growth_scale, growth_exponent, split, pool_size)
+        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):
@@ -180,7 +165,7 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
                "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "split": "scale_invariant", "aggregation": "vote", "max_nodes": 31,
                "seed": 2}
-        yield {"n_estimators": 2, "cuts": 8, "subsampling": "bernoulli", "subsample_rate": 0.8,
+        yield {"n_estimators": 2, "growth": 8, "subsampling": "bernoulli", "subsample_rate": 0.8,
                "subsample_decay": 0.3, "smoothing": 0.0, "seed": 4}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "split": "scale_invariant", "seed": 3}
@@ -214,26 +199,15 @@ class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
-        cuts: str | int = "consistent",
-        cuts_scale: float = 4.0,
-        cuts_exponent: float = 0.7,
+        growth: str | int = "consistent",
+        growth_scale: float = 4.0,
+        growth_exponent: float = 0.7,
         split: str = "uniform",
         pool_size: int = 16,
-        max_nodes: int = 4095,
-        smoothing: float = 0.5,
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
-        self._set_purely_random(cuts, cuts_scale, cuts_exponent, split, pool_size)
-        super().__init__(n_estimators, max_nodes, smoothing, subsampling, subsample_rate,
-                         subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        self._set_purely_random(growth, growth_scale, growth_exponent, split, pool_size)
+        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):

@@ -16,12 +16,14 @@ _PARAMS_DOC = """
         the splits); the rest go to its estimation stream (the points its leaves predict
         from). Drawn independently in each tree. The paper's code uses one half, and so does
         the default.
-    candidate_features
-        lambda: a leaf entering the fringe tries min(1 + Poisson(lambda), d) distinct
-        features, drawn uniformly (d: the tree's features). The paper used 1 and 10 on
-        offline data; on streams where a few features matter a leaf must try most of them.
-        In the defaults benchmark (mean of seven streams) 16 scored 86.55%, 9 85.50% (Agrawal
-        96.9% against 94.2%), 32 86.46% at 40% more memory; lambda = 1 never passed 82%.
+    max_features
+        Features a split tries (every forest's ``max_features``), here their mean: a leaf
+        entering the fringe tries min(1 + Poisson(max_features - 1), d) distinct features,
+        drawn uniformly (d: the tree's features); the paper's lambda is ``max_features - 1``.
+        The paper used lambda = 1 and 10 on offline data; on streams where a few features matter a leaf must try most of them.
+        In the defaults benchmark (mean of seven streams) lambda = 16 scored 86.55%, 9 85.50%
+        (Agrawal 96.9% against 94.2%), 32 86.46% at 40% more memory; lambda = 1 never passed
+        82%.
     candidate_points
         m: a leaf's first m structure points give the candidate thresholds in each of its
         features (x <= value goes left). 5 scored 86.55% and the paper's 10 86.41% at twice
@@ -106,6 +108,9 @@ _REFERENCES = """
 
 
 class StreamPartitionForestClassifier(ForestClassifier):
+    _defaults = {"smoothing": 0.0}
+    _budget_margin = 0.06
+
     __doc__ = forest_doc(
         "Online random forest with stream partitioning (Denil, Matheson & de Freitas, 2013).",
         _ALGO_DOC,
@@ -136,27 +141,17 @@ class StreamPartitionForestClassifier(ForestClassifier):
         self,
         n_estimators: int = 10,
         structure_fraction: float = 0.5,
-        candidate_features: float = 16.0,
+        max_features: float = 17.0,
         candidate_points: int = 5,
         min_gain: float = 0.001,
         alpha: float = 2.0,
         alpha_growth: float = 1.1,
         beta: float = 4.0,
         max_active_leaves: int = 128,
-        max_nodes: int = 4095,
-        smoothing: float = 0.0,
-        aggregation: str = "average",
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
         self.structure_fraction = structure_fraction
-        self.candidate_features = candidate_features
+        self.max_features = max_features
         self.candidate_points = candidate_points
         self.min_gain = min_gain
         self.alpha = alpha
@@ -169,21 +164,19 @@ class StreamPartitionForestClassifier(ForestClassifier):
                 "structure_fraction must be < 1 (the leaves need estimation points), "
                 f"got {structure_fraction!r}"
             )
-        check_float("candidate_features", candidate_features, 0.0, high=100.0)
+        check_float("max_features", max_features, 1.0, high=101.0)
         check_int("candidate_points", candidate_points, 1, 10_000)
         check_float("min_gain", min_gain, 0.0)
         check_float("alpha", alpha, 0.0, low_inclusive=False)
         check_float("alpha_growth", alpha_growth, 1.0, high=10.0)
         check_float("beta", beta, 1.0)
         check_int("max_active_leaves", max_active_leaves, 1, 2**30)
-        super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        super().__init__(n_estimators, **shared)
 
     def _tree_params(self):
         return dict(
             structure_fraction=float(self.structure_fraction),
-            candidate_features=float(self.candidate_features),
+            candidate_features=float(self.max_features) - 1.0,
             candidate_points=int(self.candidate_points),
             min_gain=float(self.min_gain),
             alpha=float(self.alpha),
@@ -210,6 +203,6 @@ class StreamPartitionForestClassifier(ForestClassifier):
                "warning_detector": drift.ADWIN(delta=0.3)}
         yield {"n_estimators": 2, "alpha": 1.0, "beta": 2.0, "max_active_leaves": 2,
                "max_nodes": 31, "aggregation": "vote", "smoothing": 0.0, "seed": 2}
-        yield {"n_estimators": 2, "candidate_features": 4.0, "subsampling": "poisson", "seed": 3}
+        yield {"n_estimators": 2, "max_features": 5.0, "subsampling": "poisson", "seed": 3}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "alpha": 2.0, "seed": 4}

@@ -99,6 +99,8 @@ _REFERENCES = """
 
 
 class XForestClassifier(ForestClassifier):
+    _defaults = {"smoothing": 0.0}
+
     __doc__ = forest_doc(
         "The extremely simple streaming forest, XForest (Xu et al.), mini-batch first.",
         _ALGO_DOC,
@@ -142,17 +144,7 @@ class XForestClassifier(ForestClassifier):
         batch_size: int = 100,
         n_swaps: int = 1,
         bootstrap: bool = True,
-        max_nodes: int = 32767,
-        smoothing: float = 0.0,
-        aggregation: str = "average",
-        subsampling: str | None = None,
-        subsample_rate: float = 1.0,
-        subsample_decay: float = 0.0,
-        features_per_tree: int = 64,
-        max_width: int = 100_000,
-        drift_detector: base.DriftDetector | None = None,
-        warning_detector: base.DriftDetector | None = None,
-        seed: int | None = None,
+        **shared,
     ):
         self.max_features = max_features
         self.criterion = criterion
@@ -180,9 +172,7 @@ class XForestClassifier(ForestClassifier):
                   int(n_estimators) if isinstance(n_estimators, numbers.Integral) else None)
         if not isinstance(bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
-        super().__init__(n_estimators, max_nodes, smoothing, aggregation, subsampling,
-                         subsample_rate, subsample_decay, features_per_tree, max_width, seed,
-                         drift_detector, warning_detector)
+        super().__init__(n_estimators, **shared)
 
     def _tree_params(self):
         mf = self.max_features

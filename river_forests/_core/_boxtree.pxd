@@ -47,6 +47,7 @@ cdef class BoxTree(Tree):
     cdef double leaf_rate(self, int32_t node) noexcept nogil
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
     cdef int recompute_rates(self) except -1 nogil
+    cdef int free_twig(self, int32_t node) except -1 nogil
     cdef int32_t pick_leaf(self) noexcept nogil
     cdef int grow_lifetime(self, double new_lifetime) except -1 nogil
     cdef int split_leaf(self, int32_t node, double time) except -1 nogil

@@ -131,6 +131,12 @@ cdef class BoxTree(Tree):
         """The rate at which the kind splits leaf `node`."""
         return 0.0
 
+    cdef int free_twig(self, int32_t node) except -1 nogil:
+        """A twig becoming a leaf (`Tree.shed_twigs`) takes no rate: it waits, as a leaf,
+        until a sample stretches its box or the kind gives it one."""
+        self.propagate_rate(node, -self.rate[node])
+        return 0
+
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil:
         while node >= 0:
             self.rate[node] += delta

@@ -56,7 +56,7 @@ from ._hull cimport hull_add, hull_build, hull_contains, hull_perimeter, hull_re
 from ._oblique cimport child, goes_left
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_has, pool_release
 from ._random cimport rng_exponential, rng_randint, rng_uniform
-from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
+from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
                      SCALAR_I64, Tree, add_stats, doubled)
 
 
@@ -301,6 +301,8 @@ cdef class BSPTree(BoxTree):
                 new_rows = 2 * rows if rows >= 2 else 2
                 if new_rows > self.max_leaf_points:
                     new_rows = self.max_leaf_points
+                if self.max_bytes < NO_BYTE_CAP and not self.points_fit(new_rows * fc, 2 * new_rows):
+                    return 0
                 tmp = <double*>malloc((<size_t>n * (fc + 2) + 1) * sizeof(double))
                 if tmp == NULL:
                     with gil:
@@ -341,6 +343,20 @@ cdef class BSPTree(BoxTree):
         for j in range(self.n_nodes):
             self.stored[j] = 0
         return 0
+
+    cdef bint points_fit(self, size_t point_cells, size_t target_cells) noexcept nogil:
+        """Whether blocks of these cells fit in the byte budget, the pools' repacking into a
+        larger buffer included (`pool_alloc`: a quarter of the live cells more)."""
+        cdef size_t extra = point_cells + target_cells
+        if self.points.used + point_cells > self.points.capacity:
+            extra += self.points.live // 4 + point_cells + 64
+        if self.targets.used + target_cells > self.targets.capacity:
+            extra += self.targets.live // 4 + target_cells + 64
+        return <long long>(self.nbytes() + extra * sizeof(double)) <= self.max_bytes
+
+    cdef int drop_growth(self) except -1 nogil:
+        """Over the byte budget: the kept points and hulls go, as at the node cap."""
+        return self.drop_points()
 
     # ---------------------------------------------------------------- hulls
 

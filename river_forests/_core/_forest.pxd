@@ -37,6 +37,19 @@ cdef class ForestCore:
     cdef readonly object last_errors         # each tree's error on each row of the last learn call,
                                              # before it learned them (a list of rows of n_trees)
 
+    # --- the memory budget (`rebudget`): the forest's bytes, shared out among its trees ---
+    cdef public long long budget             # bytes the whole forest may take (0: no budget)
+    cdef public long long budget_fixed       # the forest's bytes outside the trees and the
+                                             # registries (set by the Python layer)
+    cdef public Py_ssize_t budget_slots      # trees the budget is shared among (a background
+                                             # tree per tree counts when one may start)
+    cdef readonly long long tree_bytes       # each tree's share now (`Tree.max_bytes`)
+    cdef Py_ssize_t budget_names             # feature names counted in the last share
+    cdef long long name_bytes                # their bytes
+    cdef Py_ssize_t budget_labels            # labels counted in the last share
+
+    cpdef int rebudget(self) except -1
+    cdef int _check_budget(self) except -1
     cdef double _target(self, object y) except? -1.0
     cdef object _encode_targets(self, list ys)
     cdef int _register_labels(self, list ys) except -1

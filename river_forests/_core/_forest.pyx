@@ -13,6 +13,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.math cimport fabs
 from libc.stdint cimport int32_t
 
+import sys
+
 import numpy as np
 import pandas as pd
 
@@ -76,6 +78,8 @@ cdef class ForestCore:
         self.n_background = 0
         self.track = False
         self.last_errors = None
+        self.budget = 0
+        self.budget_slots = max(1, len(trees))
 
     def __dealloc__(self):
         free_lock(self.lock)
@@ -120,7 +124,8 @@ cdef class ForestCore:
                 "pending_targets": list(self.pending_targets),
                 "background": [None if b is None else (type(b), (<Tree>b).get_state())
                                for b in self.background],
-                "n_background": self.n_background, "track": self.track}
+                "n_background": self.n_background, "track": self.track,
+                "budget": (self.budget, self.budget_fixed, self.budget_slots)}
 
     def _set_master_seed(self, object seed):
         """Set the master seed (None: not known yet, for a core pickled before it existed; the
@@ -141,6 +146,9 @@ cdef class ForestCore:
                            for b in state.get("background", [None] * len(self.trees))]
         self.n_background = state.get("n_background", 0)
         self.track = state.get("track", False)
+        self.budget, self.budget_fixed, self.budget_slots = state.get(
+            "budget", (0, 0, max(1, len(self.trees))))
+        self.rebudget()
 
     # ------------------------------------------------------------------ the forest protocol
     # The underscore methods below assume the lock is held: they are for the `after` step a
@@ -164,6 +172,8 @@ cdef class ForestCore:
         if not 0 <= i < len(self.trees):
             raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
         tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
+        if self.budget > 0:
+            tree.set_max_bytes(self.tree_bytes)
         if rows is not None:
             tree.learn_rows(rows, targets)
         self.n_replaced += 1
@@ -176,6 +186,8 @@ cdef class ForestCore:
         k-th: apart from the trees' and replacements' seeds). It learns from the next sample
         on, alongside tree `i`, and takes its place on a drift (`_swap_in`)."""
         self.background[i] = make_tree(tree_seed(self.master_seed, -2 - self.n_background))
+        if self.budget > 0:
+            self.background[i].set_max_bytes(self.tree_bytes)
         self.n_background += 1
         return self.background[i]
 
@@ -218,6 +230,45 @@ cdef class ForestCore:
             return self._replace_tree(i, make_tree)
         finally:
             release(self.lock)
+
+    # ------------------------------------------------------------------ the memory budget
+
+    cpdef int rebudget(self) except -1:
+        """Share the budget out again: what the forest's registries take (names and labels,
+        growing with the stream) and its fixed part come off, the rest is split evenly
+        among `budget_slots` trees; a tree over its new share sheds nodes
+        (`Tree.fit_budget`). Run when a name or a label is registered (the caller holds the
+        lock), so the whole forest stays within `budget` bytes."""
+        cdef Py_ssize_t k, n = len(self.features.names)
+        cdef long long share
+        if self.budget <= 0:
+            return 0
+        if n < self.budget_names:  # a registry rebuilt (a load): count its names again
+            self.budget_names = 0
+            self.name_bytes = 0
+        for k in range(self.budget_names, n):
+            self.name_bytes += sys.getsizeof(self.features.names[k]) + 16
+        self.budget_names = n
+        self.budget_labels = len(self.labels)
+        share = (self.budget - self.budget_fixed - self.name_bytes
+                 - sys.getsizeof(self.features.index) - sys.getsizeof(self.features.names)
+                 - sys.getsizeof(self.label_index) - sys.getsizeof(self.labels)
+                 - 64 * self.budget_labels) // self.budget_slots
+        if share < 1:
+            share = 1
+        self.tree_bytes = share
+        for tree in self.trees:
+            tree.set_max_bytes(share)
+        for tree in self.background:
+            if tree is not None:
+                tree.set_max_bytes(share)
+        return 0
+
+    cdef int _check_budget(self) except -1:
+        if self.budget > 0 and (len(self.features.names) != self.budget_names
+                                or len(self.labels) != self.budget_labels):
+            self.rebudget()
+        return 0
 
     # ------------------------------------------------------------------ targets
 
@@ -288,6 +339,7 @@ cdef class ForestCore:
             if self.classifier and target >= len(self.labels):
                 self.label_index[y] = len(self.labels)
                 self.labels.append(y)
+            self._check_budget()
             if self.batch_size > 0:
                 self.pending_rows.append(
                     np.asarray(<double[:n_features]>self.features.buf).copy() if n_features > 0
@@ -441,6 +493,7 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             rows, targets = self._checked_rows(values, names, ys, True)
+            self._check_budget()
             if self.batch_size > 0:
                 self._flush(executor, n_tasks, after)
             if len(targets) > 0 or self.batch_size == 0:

@@ -51,6 +51,7 @@ cdef class MondrianTree(BoxTree):
     cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil
     cdef void start_model(self, int32_t node) noexcept nogil
     cdef int recycle(self) except -1 nogil
+    cdef int free_twig(self, int32_t node) except -1 nogil
     cdef double aggregation_start(self, double* var) noexcept nogil
     cdef void update_weights_up(self, int32_t node) noexcept nogil
     cdef int aggregate_path(self, int32_t depth, double* out, int32_t n_out) except -1 nogil

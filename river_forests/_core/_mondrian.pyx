@@ -43,46 +43,6 @@ cdef enum:
 cdef double LOG2 = 0.6931471805599453
 
 
-ctypedef struct Key:
-    double key
-    int32_t node
-
-
-cdef inline bint _before(const Key* p, const Key* q) noexcept nogil:
-    """The order of (key, node): total, so the selection is deterministic."""
-    return p.key < q.key or (p.key == q.key and p.node < q.node)
-
-
-cdef void select_smallest(Key* a, int32_t n, int32_t k) noexcept nogil:
-    """Reorder a[:n] so that a[:k] holds its k smallest keys (quickselect, in O(n) on average;
-    the pivot is the middle element, and which keys end in a[:k] does not depend on it)."""
-    cdef int32_t lo = 0, hi = n - 1, i, j
-    cdef Key pivot, t
-    if k <= 0 or k >= n:
-        return
-    while lo < hi:
-        pivot = a[(lo + hi) // 2]
-        i = lo
-        j = hi
-        while i <= j:
-            while _before(&a[i], &pivot):
-                i += 1
-            while _before(&pivot, &a[j]):
-                j -= 1
-            if i <= j:
-                t = a[i]
-                a[i] = a[j]
-                a[j] = t
-                i += 1
-                j -= 1
-        # a[lo..j] <= pivot <= a[i..hi]
-        if k - 1 <= j:
-            hi = j
-        elif k - 1 >= i:
-            lo = i
-        else:
-            return
-
 from libc.math cimport INFINITY, NAN, exp, fabs, log, log1p, pow
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
@@ -252,40 +212,20 @@ cdef class MondrianTree(BoxTree):
     cdef int recycle(self) except -1 nogil:
         """Free nodes for new splits at the cap: the twigs (interior nodes over two leaves)
         that hold the least data, an eighth of the cap of them at a time (a quarter of the nodes),
-        become leaves again. A freed twig keeps its box and statistics (which already count
-        its leaves' samples) and rests until a sample reaches it; then it may split again
-        when the process says so. The nodes go where the data is dense, in bounded memory."""
-        cdef int32_t j, n_twigs = 0, k, want = self.max_nodes // 8
-        cdef Key* keys
-        cdef int32_t* chosen
-        if want < 1:
-            want = 1
-        keys = <Key*>malloc(<size_t>self.n_nodes * sizeof(Key))
-        chosen = <int32_t*>malloc(<size_t>self.n_nodes * sizeof(int32_t))
-        if keys == NULL or chosen == NULL:
-            free(keys)
-            free(chosen)
-            with gil:
-                raise MemoryError()
-        for j in range(self.n_nodes):
-            if self.left[j] >= 0 and self.left[self.left[j]] < 0 and self.left[self.right[j]] < 0:
-                keys[n_twigs].key = self.weight[j]
-                keys[n_twigs].node = j
-                n_twigs += 1
-        if want > n_twigs:
-            want = n_twigs
-        select_smallest(keys, n_twigs, want)
-        for k in range(want):
-            j = keys[k].node
-            chosen[k] = j
-            self.tau[j] = INFINITY
-            self.resting[j] = 1  # no split until a sample comes (see `leaf_rate`)
-            self.propagate_rate(j, -self.rate[j])
-            if self.use_aggregation:
-                self.update_weights_up(j)
-        self.n_recycled += self.collapse(chosen, want)
-        free(keys)
-        free(chosen)
+        become leaves again (`Tree.shed_twigs`). A freed twig keeps its box and statistics
+        (which already count its leaves' samples) and rests until a sample reaches it; then it
+        may split again when the process says so. The nodes go where the data is dense, in
+        bounded memory."""
+        self.n_recycled += self.shed_twigs(self.node_limit() // 8)
+        return 0
+
+    cdef int free_twig(self, int32_t node) except -1 nogil:
+        """A twig becoming a leaf: no cut time, and it rests (see `leaf_rate`)."""
+        self.tau[node] = INFINITY
+        self.resting[node] = 1  # no split until a sample comes (see `leaf_rate`)
+        self.propagate_rate(node, -self.rate[node])
+        if self.use_aggregation:
+            self.update_weights_up(node)
         return 0
 
     # ---------------------------------------------------------------- aggregation

@@ -46,7 +46,7 @@ from ._axis cimport child
 from ._impurity cimport CRITERION_ENTROPY, split_gain
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_has
 from ._random cimport rng_poisson, rng_randint, rng_uniform
-from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_F64, SCALAR_I32, TASK_CLASSIFICATION,
+from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_F64, SCALAR_I32, TASK_CLASSIFICATION,
                      Tree, add_stats)
 
 cdef enum:
@@ -127,7 +127,9 @@ cdef class StreamPartitionTree(Tree):
 
     cdef int activate(self, int32_t node) except -1 nogil:
         """Give leaf `node` a free fringe slot: draw its candidate dimensions (min(1 +
-        Poisson(lambda), D), distinct, uniform: Floyd's sample) and allocate its blocks."""
+        Poisson(lambda), D), distinct, uniform: Floyd's sample) and allocate its blocks.
+        Returns 1, or 0 if the blocks would not fit in the tree's byte budget (the leaf
+        stays out of the fringe)."""
         cdef int32_t s = 0, dims, m = self.candidate_points, i, jj, t, a
         cdef bint taken
         cdef double* cb
@@ -138,6 +140,10 @@ cdef class StreamPartitionTree(Tree):
         dims = 1 + rng_poisson(&self.rng, self.candidate_features)
         if dims > self.n_features:
             dims = self.n_features
+        if self.max_bytes < NO_BYTE_CAP and <long long>(
+                self.nbytes() + 2 * self.row_bytes() + sizeof(double) * <size_t>(
+                    HEAD + dims + m * dims + m + m * dims * PARTS * self.value_stride)) > self.max_bytes:
+            return 0
         cb = pool_alloc(&self.cands, s, HEAD + dims + m * dims + m)
         cb[0] = dims
         cb[1] = 0
@@ -156,7 +162,7 @@ cdef class StreamPartitionTree(Tree):
         pool_alloc(&self.hists, s, m * dims * PARTS)
         self.slot[node] = s
         self.n_active += 1
-        return 0
+        return 1
 
     cdef int deactivate(self, int32_t node) except -1 nogil:
         cdef int32_t s = self.slot[node]
@@ -166,6 +172,14 @@ cdef class StreamPartitionTree(Tree):
         pool_free(&self.hists, s)
         self.slot[node] = -1
         self.n_active -= 1
+        return 0
+
+    cdef int drop_growth(self) except -1 nogil:
+        """Over the byte budget: the fringe empties (its leaves keep their histograms), as
+        at the node cap; `refill` fills it again once nodes fit."""
+        cdef int32_t j
+        for j in range(self.n_nodes):
+            self.deactivate(j)
         return 0
 
     cdef int refill(self) except -1 nogil:
@@ -187,8 +201,8 @@ cdef class StreamPartitionTree(Tree):
                 waiting += 1
         if waiting <= self.max_active - self.n_active:
             for j in range(self.n_nodes):
-                if self.left[j] < 0 and self.slot[j] < 0:
-                    self.activate(j)
+                if self.left[j] < 0 and self.slot[j] < 0 and not self.activate(j):
+                    return 0
             return 0
         while self.n_active < self.max_active and self.n_features > 0:
             best = -1
@@ -199,9 +213,8 @@ cdef class StreamPartitionTree(Tree):
                     if s > top:
                         top = s
                         best = j
-            if best < 0:
+            if best < 0 or not self.activate(best):
                 break
-            self.activate(best)
         return 0
 
     cdef int clear_stats(self) except -1 nogil:

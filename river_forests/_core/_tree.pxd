@@ -35,6 +35,12 @@ from libc.stdint cimport int32_t, uint64_t
 from ._pool cimport Pool
 from ._random cimport RNG
 
+cdef extern from *:
+    """
+    #define RF_NO_BYTE_CAP 0x3fffffffffffffffLL
+    """
+    long long NO_BYTE_CAP "RF_NO_BYTE_CAP"   # `max_bytes` of a tree without a byte budget
+
 cdef enum:
     TASK_CLASSIFICATION = 0
     TASK_REGRESSION = 1
@@ -108,16 +114,19 @@ cdef class Tree:
     cdef int32_t n_nodes        # nodes in use
     cdef int32_t capacity       # rows allocated in every node array
     cdef int32_t root           # index of the root, -1 while the tree is empty
-    cdef int32_t max_nodes      # hard cap on n_nodes: the memory bound of the tree
+    cdef int32_t max_nodes      # hard cap on n_nodes (2**31 - 1: none but the byte budget)
+    cdef long long max_bytes    # the tree's memory budget: the bytes of its arrays and pools
+                                # (its `__sizeof__` less the object) never grow past it by a
+                                # new node; NO_BYTE_CAP: none (`node_limit`, `fit_budget`)
 
     # --- the tree's feature subspace: the width policy of every tree kind ---
-    # A tree works on at most `max_features` features, its slots: per-node rows (boxes, ...)
+    # A tree works on at most `features_per_tree` features, its slots: per-node rows (boxes, ...)
     # have one cell per slot, never one per feature the stream has shown. The first
-    # `max_features` registry columns fill the slots in order (a narrow stream keeps every
+    # `features_per_tree` registry columns fill the slots in order (a narrow stream keeps every
     # feature, slot d = column d); later columns enter by reservoir sampling, so the subspace
     # is a uniform sample of the columns seen (see `ensure_features`).
     cdef int32_t* columns       # slot -> registry column (`feature_capacity` entries)
-    cdef int32_t max_features   # most slots
+    cdef int32_t features_per_tree  # most slots
     cdef int32_t n_columns      # registry columns considered for the subspace so far
     cdef int32_t n_features     # slots in use
     cdef int32_t feature_capacity  # allocated slots (stride of per-slot node arrays):
@@ -153,6 +162,13 @@ cdef class Tree:
 
     # node storage
     cdef bint can_add(self, int32_t k) noexcept nogil
+    cdef size_t nbytes(self) noexcept nogil
+    cdef size_t row_bytes(self) noexcept nogil
+    cdef int32_t node_limit(self) noexcept nogil
+    cdef int fit_budget(self) except -1 nogil
+    cdef int drop_growth(self) except -1 nogil
+    cdef int free_twig(self, int32_t node) except -1 nogil
+    cdef int32_t shed_twigs(self, int32_t want) except -1 nogil
     cdef int32_t add_node(self, int32_t parent) except -1 nogil
     cdef int32_t add_children(self, int32_t node, int32_t column, double threshold) except -1 nogil
     cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil

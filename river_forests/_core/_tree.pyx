@@ -98,6 +98,48 @@ cdef int32_t doubled(int32_t capacity, int32_t needed) noexcept nogil:
     return capacity
 
 
+ctypedef struct Key:
+    double key
+    int32_t node
+
+
+cdef inline bint _before(const Key* p, const Key* q) noexcept nogil:
+    """The order of (key, node): total, so the selection is deterministic."""
+    return p.key < q.key or (p.key == q.key and p.node < q.node)
+
+
+cdef void select_smallest(Key* a, int32_t n, int32_t k) noexcept nogil:
+    """Reorder a[:n] so that a[:k] holds its k smallest keys (quickselect, in O(n) on average;
+    the pivot is the middle element, and which keys end in a[:k] does not depend on it)."""
+    cdef int32_t lo = 0, hi = n - 1, i, j
+    cdef Key pivot, t
+    if k <= 0 or k >= n:
+        return
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while _before(&a[i], &pivot):
+                i += 1
+            while _before(&pivot, &a[j]):
+                j -= 1
+            if i <= j:
+                t = a[i]
+                a[i] = a[j]
+                a[j] = t
+                i += 1
+                j -= 1
+        # a[lo..j] <= pivot <= a[i..hi]
+        if k - 1 <= j:
+            hi = j
+        elif k - 1 >= i:
+            lo = i
+        else:
+            return
+
+
+
 cdef size_t _CELL_BYTES[3]
 _CELL_BYTES[CELL_I32] = sizeof(int32_t)
 _CELL_BYTES[CELL_F64] = sizeof(double)
@@ -171,7 +213,8 @@ cdef class Tree:
         # C fields start zeroed (pointers NULL); only the non-zero defaults are set here
         self.root = -1
         self.max_nodes = 1
-        self.max_features = 2**31 - 1
+        self.features_per_tree = 2**31 - 1
+        self.max_bytes = NO_BYTE_CAP
         self.subsample_rate = 1.0
         # the base's rows of the declaration table
         self.declare_array(<void**>&self.left, b"left", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
@@ -186,7 +229,8 @@ cdef class Tree:
         self.declare_array(<void**>&self.columns, b"columns", CELL_I32, ROWS_SLOT, NULL, NULL, True, -1)
         self.declare_scalar(&self.task, b"task", SCALAR_INT, True)
         self.declare_scalar(&self.max_nodes, b"max_nodes", SCALAR_I32, True)
-        self.declare_scalar(&self.max_features, b"max_features", SCALAR_I32, True)
+        self.declare_scalar(&self.max_bytes, b"max_bytes", SCALAR_I64, True)
+        self.declare_scalar(&self.features_per_tree, b"features_per_tree", SCALAR_I32, True)
         self.declare_scalar(&self.smoothing, b"smoothing", SCALAR_F64, True)
         self.declare_scalar(&self.subsample_mode, b"subsample_mode", SCALAR_INT, True)
         self.declare_scalar(&self.subsample_rate, b"subsample_rate", SCALAR_F64, True)
@@ -200,7 +244,7 @@ cdef class Tree:
 
     def __init__(self, **params):
         """A new empty tree. Every parameter is given by name: the base's (`task`,
-        `max_nodes`, `max_features`, `smoothing`, `subsample_mode`, `subsample_rate`,
+        `max_nodes`, `max_bytes`, `features_per_tree`, `smoothing`, `subsample_mode`, `subsample_rate`,
         `subsample_decay`, `seed`) and those the kind declares; the forest validated them."""
         seed = params.pop("seed", 0)
         for name, v in params.items():
@@ -336,28 +380,31 @@ cdef class Tree:
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
         """Consider the registry columns the tree has not considered yet for its subspace: each
         takes a free slot while there is one; then column c replaces a uniformly random slot
-        with probability max_features / (c + 1) (reservoir sampling), the slot's old feature
-        being forgotten (`_clear_slot`). Random draws happen only past `max_features` columns."""
+        with probability features_per_tree / (c + 1) (reservoir sampling), the slot's old feature
+        being forgotten (`_clear_slot`). Random draws happen only past `features_per_tree` columns."""
         cdef int32_t c
+        cdef int32_t width = self.feature_capacity
         for c in range(self.n_columns, n_columns):
             self.offer_column(c, c)
         if n_columns > self.n_columns:
             self.n_columns = n_columns
+        if self.feature_capacity != width:
+            self.fit_budget()
         return 0
 
     cdef int offer_column(self, int32_t c, int32_t k) except -1 nogil:
         """Offer registry column `c`, the `k`-th column (from 0) the tree considers, to the
         subspace: a free slot while there is one, else a uniformly random slot with
-        probability max_features / (k + 1) (the reservoir's step)."""
+        probability features_per_tree / (k + 1) (the reservoir's step)."""
         cdef int32_t slot
-        if self.n_features < self.max_features:
+        if self.n_features < self.features_per_tree:
             if self.n_features >= self.feature_capacity:
                 self._resize_features(doubled(self.feature_capacity, self.n_features + 1))
             self.columns[self.n_features] = c
             self.n_features += 1
         else:
             slot = <int32_t>rng_randint(&self.rng, <Py_ssize_t>k + 1)
-            if slot < self.max_features:
+            if slot < self.features_per_tree:
                 self._clear_slot(slot)
                 self.columns[slot] = c
         return 0
@@ -422,13 +469,112 @@ cdef class Tree:
     cdef int ensure_values(self, int32_t n_values) except -1 nogil:
         if n_values > self.value_stride:
             self._resize_values(doubled(self.value_stride, n_values))
+            self.fit_budget()
         if n_values > self.n_values:
             self.n_values = n_values
         return 0
 
     cdef bint can_add(self, int32_t k) noexcept nogil:
-        """Whether `k` more nodes fit under `max_nodes`."""
-        return self.n_nodes + k <= self.max_nodes
+        """Whether `k` more nodes fit under `max_nodes` and the byte budget (`node_limit`)."""
+        return self.n_nodes + k <= self.node_limit()
+
+    cdef size_t row_bytes(self) noexcept nogil:
+        """The bytes one more allocated node row costs, over every declared per-node array (the
+        walk's scratch path included) at the tree's widths now."""
+        cdef int k
+        cdef size_t total = 0
+        for k in range(self.n_arrays):
+            if self.arrays_[k].rows != ROWS_SLOT:
+                total += _stride(&self.arrays_[k]) * _CELL_BYTES[self.arrays_[k].cell]
+        return total
+
+    cdef size_t nbytes(self) noexcept nogil:
+        """The bytes of the tree's storage: every declared array as allocated and every pool
+        (what `__sizeof__` adds to the object's own)."""
+        cdef int k
+        cdef size_t total = 0
+        for k in range(self.n_arrays):
+            total += _rows(self, self.arrays_[k].rows) * _stride(&self.arrays_[k]) \
+                * _CELL_BYTES[self.arrays_[k].cell]
+        for k in range(self.n_pools):
+            total += pool_bytes(self.pools_[k].pool)
+        return total
+
+    cdef int32_t node_limit(self) noexcept nogil:
+        """The most nodes the tree may hold now: `max_nodes`, and under a byte budget the
+        rows that fit in it beside what is not node rows (per-slot arrays, pools) at the
+        tree's widths now. It falls when a width grows (a class, a feature) or a pool fills."""
+        cdef size_t row, fixed
+        cdef long long room
+        if self.max_bytes >= NO_BYTE_CAP:
+            return self.max_nodes
+        # allocated bytes = fixed + capacity * row (a path array's extra row is in `fixed`)
+        row = self.row_bytes()
+        fixed = self.nbytes() - <size_t>self.capacity * row
+        room = (self.max_bytes - <long long>fixed) // <long long>row
+        if room < 1:
+            return 1
+        return <int32_t>room if room < self.max_nodes else self.max_nodes
+
+    cdef int drop_growth(self) except -1 nogil:
+        """Hook, over the byte budget: free what the kind keeps only to grow (BSP's kept
+        points and hulls, the stream-partitioning fringe)."""
+        return 0
+
+    cdef int free_twig(self, int32_t node) except -1 nogil:
+        """Hook: twig `node` (an interior node over two leaves) is about to become a leaf
+        again (`shed_twigs`); the kind resets what it keeps of an interior node."""
+        return 0
+
+    cdef int32_t shed_twigs(self, int32_t want) except -1 nogil:
+        """Make the `want` twigs (interior nodes over two leaves) that hold the least data
+        leaves again (each after the kind's `free_twig`), freeing two rows each; returns the
+        rows freed. A freed twig keeps its statistics, which already count its leaves'."""
+        cdef int32_t j, n_twigs = 0, k, freed
+        cdef Key* keys
+        cdef int32_t* chosen
+        if want < 1:
+            want = 1
+        keys = <Key*>malloc(<size_t>self.n_nodes * sizeof(Key) + 1)
+        chosen = <int32_t*>malloc(<size_t>self.n_nodes * sizeof(int32_t) + 1)
+        if keys == NULL or chosen == NULL:
+            free(keys)
+            free(chosen)
+            with gil:
+                raise MemoryError()
+        for j in range(self.n_nodes):
+            if self.left[j] >= 0 and self.left[self.left[j]] < 0 and self.left[self.right[j]] < 0:
+                keys[n_twigs].key = self.weight[j]
+                keys[n_twigs].node = j
+                n_twigs += 1
+        if want > n_twigs:
+            want = n_twigs
+        select_smallest(keys, n_twigs, want)
+        for k in range(want):
+            chosen[k] = keys[k].node
+            self.free_twig(chosen[k])
+        freed = self.collapse(chosen, want) if want > 0 else 0
+        free(keys)
+        free(chosen)
+        return freed
+
+    cdef int fit_budget(self) except -1 nogil:
+        """Back under the byte budget after a width grew (a class, a feature: every node row
+        widens): first drop what the kind keeps only to grow, then make the twigs that hold
+        the least data leaves again, an eighth of the nodes at a time, and give their rows
+        back. A kind whose pools hold blocks it cannot move stays as it is (BSP's pairs)."""
+        cdef int k
+        if self.max_bytes >= NO_BYTE_CAP or <long long>self.nbytes() <= self.max_bytes:
+            return 0
+        self.drop_growth()
+        while <long long>self.nbytes() > self.max_bytes and self.n_nodes > 1:
+            for k in range(self.n_pools):
+                if self.pools_[k].pool.live > 0:
+                    return 0
+            if self.shed_twigs(self.n_nodes // 8) == 0:
+                return 0
+            self._resize_nodes(self.n_nodes)
+        return 0
 
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
         """Append a fresh leaf under `parent` (-1 for a root) and return its index; every
@@ -442,7 +588,7 @@ cdef class Tree:
             with gil:
                 raise RuntimeError(f"a tree may hold at most max_nodes={self.max_nodes} nodes")
         if j >= self.capacity:
-            self._resize_nodes(min(doubled(self.capacity, j + 1), self.max_nodes))
+            self._resize_nodes(min(doubled(self.capacity, j + 1), max(self.node_limit(), j + 1)))
         for k in range(self.n_arrays):
             a = &self.arrays_[k]
             if a.rows == ROWS_NODE:
@@ -502,9 +648,10 @@ cdef class Tree:
         cdef int32_t i, j, src, dst, k, freed = 0
         cdef ArraySpec* a
         cdef size_t width, item
-        if self.n_pools > 0:
-            with gil:
-                raise NotImplementedError("collapse: a kind with pools cannot free nodes")
+        for k in range(self.n_pools):
+            if self.pools_[k].pool.live > 0:
+                with gil:
+                    raise NotImplementedError("collapse: a pool holds blocks (they would have to move)")
         dead = <unsigned char*>malloc(<size_t>self.n_nodes + 1)
         if dead == NULL:
             with gil:
@@ -724,19 +871,26 @@ cdef class Tree:
     def samples_seen(self):
         return self.n_seen
 
+    def set_max_bytes(self, long long max_bytes):
+        """Set the tree's byte budget (its share of the forest's, `ForestCore.rebudget`); a
+        tree over it sheds nodes at once (`fit_budget`). The share is the whole tree's, its
+        object's own bytes (`sys.getsizeof` of an empty tree's storage) included."""
+        max_bytes -= object.__sizeof__(self)
+        self.max_bytes = max_bytes if max_bytes > 0 else 1
+        with nogil:
+            self.fit_budget()
+
+    @property
+    def max_bytes_(self):
+        """The tree's byte budget now (a very large number: none)."""
+        return self.max_bytes
+
     def arrays(self):
         """The used part of the node storage as numpy arrays (a copy), for tests and plots."""
         return self.get_state()
 
     def __sizeof__(self):
-        cdef int k
-        cdef size_t total = object.__sizeof__(self)
-        for k in range(self.n_arrays):
-            total += _rows(self, self.arrays_[k].rows) * _stride(&self.arrays_[k]) \
-                * _CELL_BYTES[self.arrays_[k].cell]
-        for k in range(self.n_pools):
-            total += pool_bytes(self.pools_[k].pool)
-        return total
+        return object.__sizeof__(self) + self.nbytes()
 
     # ---------------------------------------------------------------- pickling
 
@@ -776,6 +930,8 @@ cdef class Tree:
                 or state.get("split", self.split_kind) != self.split_kind:
             raise ValueError(f"a {state.get('kind')} state ({state.get('split')!r} cuts) cannot "
                              f"load into a {type(self).__name__}")
+        if "features_per_tree" not in state and "max_features" in state:  # before 0.2.0
+            state = dict(state, features_per_tree=state["max_features"])
         for k in range(self.n_scalars):
             name = self.scalars_[k].name.decode()
             if name in state:
