@@ -18,4 +18,4 @@ __all__ = [
     "XForestClassifier",
     "merge",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -387,10 +387,9 @@ class BaseForest(base.Estimator, abc.ABC):
             return
         trees = sum(sys.getsizeof(t) for t in core.trees)
         fixed = int(self._raw_memory_usage) - trees
-        # headroom for what grows with the stream outside the trees: the drift log, the
-        # scratch of wider rows, the buffered rows of a batch forest (a row per feature)
+        # headroom for what grows with the stream outside the trees and the registries (the
+        # core counts those, and a batch forest's buffer): the drift log
         fixed += 64 * self.DRIFT_LOG if self.drift_detector is not None else 0
-        fixed += 8 * self._batch_size() * min(self.features_per_tree * 4, self.max_width)
         core.budget_fixed = int(fixed + self._budget_margin * self._budget_bytes)
         core.budget_slots = self.n_estimators * (2 if self.warning_detector is not None else 1)
         core.budget = int(self._budget_bytes)
@@ -552,8 +551,9 @@ class BaseForest(base.Estimator, abc.ABC):
         return {}
 
     def _make_tree(self, task: int, seed: int):
-        """One compiled tree of this forest, seeded with the 64-bit `seed`."""
-        return self._tree_class(
+        """One compiled tree of this forest, seeded with the 64-bit `seed` (with its share of
+        the memory budget once the forest has one)."""
+        tree = self._tree_class(
             task=task,
             max_nodes=self.max_nodes if self.max_nodes is not None else 2**31 - 1,
             features_per_tree=self.features_per_tree,
@@ -564,6 +564,10 @@ class BaseForest(base.Estimator, abc.ABC):
             seed=seed,
             **self._tree_params(),
         )
+        core = getattr(self, "_core", None)
+        if core is not None and core.budget > 0:
+            tree.set_max_bytes(core.tree_bytes)
+        return tree
 
     #: whether `learn_many` gives exactly what a `learn_one` loop over its rows gives. True for
     #: the forests whose paper is sequential; a batch-native forest (XForest) says False, and

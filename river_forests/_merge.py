@@ -26,7 +26,7 @@ __all__ = ["merge"]
 
 #: parameters the forests of a merge may differ in: the merged forest has every tree, and
 #: the first forest's seed (its own master seed derives from all of theirs)
-FREE_PARAMS = ("n_estimators", "seed")
+FREE_PARAMS = ("n_estimators", "seed", "memory_budget")
 
 
 def _shared_params(forest) -> dict:
@@ -37,7 +37,9 @@ def merge(forests):
     """One forest of the same class holding every tree of `forests`, in order.
 
     The forests must be of one class with the same parameters, except ``n_estimators`` (the
-    merged forest's is the total) and ``seed`` (it takes the first forest's). They may have
+    merged forest's is the total), ``seed`` (it takes the first forest's) and
+    ``memory_budget`` (each tree keeps the share of the first forest's trees: the merged
+    forest's budget is that share per tree). They may have
     learned different streams: the merged forest knows every feature and every class any of
     them knows (in order of first appearance, the first forest's first), and each tree's
     numbers are mapped to it. Its prediction is the tree-weighted mean of the forests'
@@ -83,7 +85,7 @@ def merge(forests):
     ...     metric.update(y, forest.predict_one(x))
     ...     forest.learn_one(x, y)
     >>> metric
-    Accuracy: 90.40%
+    Accuracy: 92.40%
 
     """
     forests = list(forests)
@@ -134,7 +136,7 @@ def merge(forests):
                  background=[None if b is None else (type(b), b.get_state()) for b in background],
                  n_background=sum(p._core.n_background for p in parts))
     merged = forest_of(first, trees, names, labels, state,
-                       any(p._core.features.full_warned for p in parts))
+                       any(p._core.features.full_warned for p in parts), resize=True)
     if merged.drift_detector is not None:
         offsets = np.cumsum([0] + [p.n_estimators for p in parts])
         merged._drift_detectors = [d for p in parts for d in p._drift_detectors]
@@ -148,18 +150,32 @@ def merge(forests):
     return merged
 
 
-def forest_of(template, trees, names, labels, state, full_warned=False):
+def forest_of(template, trees, names, labels, state, full_warned=False, resize=False):
     """A forest with `template`'s parameters (``n_estimators`` the number of `trees`) holding
     `trees`, the feature registry `names`, the class `labels` and the forest's own state
     `state` (`ForestCore._forest_state`'s dict; ``rng=None`` seeds the forest's generator
-    from the master seed). Fresh detectors, if the template has any."""
+    from the master seed). Fresh detectors, if the template has any. Each tree keeps the
+    state's share of the memory budget: a group of a forest's trees (`resize` False) keeps
+    the forest's budget and shares, so its trees grow as they would in the whole forest; a
+    merge (`resize`) grows the budget by a share for each tree slot more than the state's."""
     core = ForestCore(list(trees), template._core.classifier, template._core.vote,
                       _rebuild_registry(names, template.max_width, full_warned), labels,
                       master_seed=state["master_seed"], batch_size=state["batch_size"])
     if state["rng"] is None:
         state = dict(state, rng=core._forest_state()["rng"])
+    new = {"n_estimators": len(trees)}
+    budget, fixed, slots, share = state.get("budget", (0, 0, 1, 0))[:3] + (
+        state.get("budget", (0, 0, 1, 0)) + (0,))[3:4]
+    if budget > 0 and resize:
+        # each tree keeps its share: the budget grows (or shrinks) by a share per tree slot
+        # gained (or lost), so a forest split into groups of trees and put back together
+        # grows the trees it would have grown whole, and a merge holds its parts' memory
+        new_slots = len(trees) * (2 if template.warning_detector is not None else 1)
+        budget += (new_slots - slots) * share
+        state = dict(state, budget=(budget, fixed, new_slots, share))
+        new["memory_budget"] = int(budget)
     core._set_forest_state(state)
-    forest = template.clone({"n_estimators": len(trees)})
+    forest = template.clone(new)
     forest._core = core
     forest._reset_detectors()
     return forest

@@ -123,7 +123,7 @@ def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None 
     True
     >>> accuracy = (forest.predict_many(test) == labels[1000:].to_numpy()).mean()
     >>> print(f"{accuracy:.1%}")
-    91.2%
+    90.8%
 
     """
     dask, dd, distributed = _imports()

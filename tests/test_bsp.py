@@ -748,7 +748,7 @@ def test_rescaling_a_feature_by_a_power_of_two_changes_only_its_coefficients():
 @pytest.mark.parametrize("d, scale", [(2, 1.0), (3, 2.5), (5, 0.5)])
 def test_consistent_budget_schedule(d, scale):
     """During the 16 warm-up samples the budget is 0 and the tree is its root; after n > 16
-    samples on d features the budget is budget_scale * n^(1 / (d + 2))."""
+    samples on d features the budget is growth_scale * n^(1 / (d + 2))."""
     X, y = _data(400, d, seed=d)
     tree = _tree(budget_scale=scale)
     for n in range(1, 401):
@@ -761,7 +761,7 @@ def test_consistent_budget_schedule(d, scale):
 
 
 def test_fixed_budget():
-    """budget=float: after the warm-up the budget is that value and stays there."""
+    """growth=float: after the warm-up the budget is that value and stays there."""
     X, y = _data(300, 3, seed=0)
     tree = _tree(consistent=False, fixed_budget=2.5)
     tree.learn_rows(X[:16].copy(), y[:16].copy())
@@ -774,11 +774,11 @@ def test_fixed_budget():
 
 @pytest.mark.parametrize("cls", [BSPForestClassifier, BSPForestRegressor])
 def test_forest_budget_reaches_its_trees(cls):
-    """The forest's `budget` and `budget_scale` reach every tree: budget_scale * n^(1/(d+2))
+    """The forest's `budget` and `growth_scale` reach every tree: growth_scale * n^(1/(d+2))
     with d the features the tree has, or the fixed value."""
     data = uniform_stream(500, 3, seed=1)
-    consistent = cls(n_estimators=2, budget_scale=1.7, seed=0)
-    fixed = cls(n_estimators=2, budget=3.25, seed=0)
+    consistent = cls(n_estimators=2, growth_scale=1.7, seed=0)
+    fixed = cls(n_estimators=2, growth=3.25, seed=0)
     for x, y in data:
         for model in (consistent, fixed):
             model.learn_one(x, y if cls is BSPForestClassifier else float(y))
@@ -875,17 +875,17 @@ def test_at_max_nodes_points_are_dropped_and_memory_freezes():
 
 @pytest.mark.parametrize("cls", [BSPForestClassifier, BSPForestRegressor])
 @pytest.mark.parametrize("params, name", [
-    (dict(budget="x"), "budget"),
-    (dict(budget="Consistent"), "budget"),
-    (dict(budget=0), "budget"),
-    (dict(budget=-1), "budget"),
-    (dict(budget=float("nan")), "budget"),
-    (dict(budget=float("inf")), "budget"),
-    (dict(budget=True), "budget"),
-    (dict(budget=None), "budget"),
-    (dict(budget_scale=0), "budget_scale"),
-    (dict(budget_scale=-1.0), "budget_scale"),
-    (dict(budget_scale="1"), "budget_scale"),
+    (dict(growth="x"), "growth"),
+    (dict(growth="Consistent"), "growth"),
+    (dict(growth=0), "growth"),
+    (dict(growth=-1), "growth"),
+    (dict(growth=float("nan")), "growth"),
+    (dict(growth=float("inf")), "growth"),
+    (dict(growth=True), "growth"),
+    (dict(growth=None), "growth"),
+    (dict(growth_scale=0), "growth_scale"),
+    (dict(growth_scale=-1.0), "growth_scale"),
+    (dict(growth_scale="1"), "growth_scale"),
     (dict(max_pairs=0), "max_pairs"),
     (dict(max_pairs=1.0), "max_pairs"),
     (dict(max_pairs=2**21), "max_pairs"),
@@ -909,7 +909,7 @@ def test_smallest_accepted_parameters_learn(cls):
     """The edge values are accepted and give working trees: max_pairs=1 (one pair),
     max_hull_vertices=4, max_leaf_points=0 (children start from empty hulls), a small fixed
     budget; numpy ints are ints."""
-    model = cls(n_estimators=2, budget=0.5, budget_scale=1e-3, max_pairs=np.int64(1),
+    model = cls(n_estimators=2, growth=0.5, growth_scale=1e-3, max_pairs=np.int64(1),
                 max_hull_vertices=4, max_leaf_points=0, seed=0)
     for x, y in uniform_stream(600, 4, seed=3):
         model.learn_one(x, y if cls is BSPForestClassifier else float(y))

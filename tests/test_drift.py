@@ -103,10 +103,17 @@ def periodic_detectors(warning=True) -> dict:
 ONE_ROW = {XForestClassifier: dict(batch_size=1, bootstrap=False)}
 
 
+#: node caps in place of a byte budget: with a warning detector, a budget is shared with the
+#: background trees each tree may start (each tree gets half), so the forests with and without
+#: detectors would not grow the same trees; a cap leaves the detectors' effect alone
+CAPS = {"MondrianForestClassifier": 1023, "MondrianForestRegressor": 1023, "XForestClassifier": 32767}
+
+
 def make(cls, detectors: dict | None = None, **params):
     """`cls` with 5 trees, seed 1, XForest without its own swaps, and `detectors`."""
-    return cls(**{"n_estimators": 5, "seed": 1, **NO_SWAPS.get(cls, {}), **(detectors or {}),
-                  **params})
+    return cls(**{"n_estimators": 5, "seed": 1, "memory_budget": None,
+                  "max_nodes": CAPS.get(cls.__name__, 4095), **NO_SWAPS.get(cls, {}),
+                  **(detectors or {}), **params})
 
 
 def loss(cls, prediction, y) -> float:

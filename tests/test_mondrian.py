@@ -56,7 +56,7 @@ def _check_tree(state):
 
 @pytest.mark.parametrize("lifetime", ["consistent", 3.0])
 def test_invariants_classifier(segments, lifetime):
-    model = _grow(MondrianForestClassifier(n_estimators=4, lifetime=lifetime, seed=3), segments)
+    model = _grow(MondrianForestClassifier(n_estimators=4, growth=lifetime, seed=3), segments)
     for tree in model.trees:
         state = tree.arrays()
         assert _check_tree(state) > 10
@@ -78,14 +78,14 @@ def test_invariants_at_the_node_cap(phishing):
 
 def test_consistent_lifetime_schedule():
     data = uniform_stream(2000, 3, seed=1)
-    model = _grow(MondrianForestClassifier(n_estimators=2, lifetime_scale=1.5, seed=0), data)
+    model = _grow(MondrianForestClassifier(n_estimators=2, growth_scale=1.5, seed=0), data)
     for tree in model.trees:
         assert tree.current_lifetime == pytest.approx(1.5 * 2000 ** (1 / (3 + 2)))
 
 
 def test_fixed_lifetime_does_not_grow():
     data = uniform_stream(500, 2, seed=1)
-    model = _grow(MondrianForestClassifier(n_estimators=2, lifetime=2.5, seed=0), data)
+    model = _grow(MondrianForestClassifier(n_estimators=2, growth=2.5, seed=0), data)
     assert all(t.current_lifetime == 2.5 for t in model.trees)
 
 
@@ -95,7 +95,7 @@ def test_number_of_leaves_follows_lemma_2(lam):
     lam * length cuts in expectation), below the paper's bound (e (lam + 1))^d (lemma 2)."""
     d = 2
     data = uniform_stream(3000, d, seed=7)
-    model = _grow(MondrianForestClassifier(n_estimators=30, lifetime=lam, max_nodes=10**6, seed=1), data)
+    model = _grow(MondrianForestClassifier(n_estimators=30, growth=lam, max_nodes=10**6, seed=1), data)
     leaves = np.mean([(t.node_count + 1) / 2 for t in model.trees])
     assert 0.7 * (1 + lam) ** d < leaves < 1.3 * (1 + lam) ** d
     assert leaves <= (math.e * (lam + 1)) ** d
@@ -104,7 +104,7 @@ def test_number_of_leaves_follows_lemma_2(lam):
 def test_leaves_grow_with_the_consistent_lifetime():
     d = 2
     data = uniform_stream(20000, d, seed=3)
-    model = MondrianForestClassifier(n_estimators=10, lifetime_scale=2.0, max_nodes=10**6, seed=4)
+    model = MondrianForestClassifier(n_estimators=10, growth_scale=2.0, max_nodes=10**6, seed=4)
     counts = []
     for i, (x, y) in enumerate(data, 1):
         model.learn_one(x, y)
@@ -207,12 +207,12 @@ def test_smoothing_zero_backs_off_to_the_deepest_node_with_data():
 
 
 @pytest.mark.parametrize("params", [
-    dict(lifetime="infinite"),
-    dict(lifetime=-1.0),
-    dict(lifetime=0.0),
-    dict(lifetime=float("inf")),
-    dict(lifetime_scale=0.0),
-    dict(lifetime_scale=float("nan")),
+    dict(growth="infinite"),
+    dict(growth=-1.0),
+    dict(growth=0.0),
+    dict(growth=float("inf")),
+    dict(growth_scale=0.0),
+    dict(growth_scale=float("nan")),
 ], ids=repr)
 @pytest.mark.parametrize("cls", [MondrianForestClassifier, MondrianForestRegressor],
                          ids=lambda c: c.__name__)
@@ -222,7 +222,7 @@ def test_bad_mondrian_parameters_raise_value_error(cls, params):
 
 
 def test_memory_is_bounded_by_max_nodes():
-    model = MondrianForestClassifier(n_estimators=2, max_nodes=255, lifetime_scale=4.0, seed=0)
+    model = MondrianForestClassifier(n_estimators=2, max_nodes=255, growth_scale=4.0, seed=0)
     data = uniform_stream(20000, 4, seed=2)
     sizes = []
     for i, (x, y) in enumerate(data, 1):

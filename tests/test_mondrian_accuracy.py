@@ -193,7 +193,7 @@ def test_defaults():
     clf = MondrianForestClassifier(n_estimators=1)
     reg = MondrianForestRegressor(n_estimators=1)
     for model in (clf, reg):
-        assert model.use_aggregation is False
+        assert model.weighted_prunings is False
         assert model.step == 1.0
         assert model.recycling is True
     assert reg.leaf_model == "linear"
@@ -208,10 +208,10 @@ def test_defaults():
 
 
 BAD_SHARED = [
-    dict(use_aggregation=1),
-    dict(use_aggregation="yes"),
-    dict(use_aggregation=None),
-    dict(use_aggregation=np.float64(1.0)),
+    dict(weighted_prunings=1),
+    dict(weighted_prunings="yes"),
+    dict(weighted_prunings=None),
+    dict(weighted_prunings=np.float64(1.0)),
     dict(recycling=0),
     dict(recycling="no"),
     dict(recycling=None),
@@ -239,7 +239,7 @@ BAD_REGRESSOR = [
 @pytest.mark.parametrize("cls", [MondrianForestClassifier, MondrianForestRegressor],
                          ids=lambda c: c.__name__)
 def test_bad_shared_parameters_raise_value_error(cls, params):
-    """A non-bool use_aggregation / recycling and a step that is not a positive finite number
+    """A non-bool weighted_prunings / recycling and a step that is not a positive finite number
     are refused at construction with a ValueError (not silently coerced by the compiled tree)."""
     with pytest.raises(ValueError):
         cls(**params)
@@ -256,12 +256,12 @@ def test_good_boundary_values_are_accepted():
     """The edges of the valid ranges are valid: linear_rate=1 exactly, a tiny positive step."""
     MondrianForestRegressor(linear_rate=1.0, step=1e-9, leaf_model="mean")
     MondrianForestRegressor(linear_rate=1e-6)
-    MondrianForestClassifier(step=1e-9, use_aggregation=True, recycling=False)
+    MondrianForestClassifier(step=1e-9, weighted_prunings=True, recycling=False)
 
 
 @pytest.mark.parametrize("cls, params", [
-    (MondrianForestClassifier, dict(use_aggregation=True, step=0.25, recycling=False)),
-    (MondrianForestRegressor, dict(use_aggregation=True, step=3.0, recycling=False,
+    (MondrianForestClassifier, dict(weighted_prunings=True, step=0.25, recycling=False)),
+    (MondrianForestRegressor, dict(weighted_prunings=True, step=3.0, recycling=False,
                                    leaf_model="mean", linear_rate=0.3)),
 ], ids=["classifier", "regressor"])
 def test_clone_keeps_the_new_parameters(cls, params):
@@ -285,7 +285,7 @@ def test_clone_keeps_the_new_parameters(cls, params):
 
 
 def _small_aggregated(cls, seed, task, n=400, **params):
-    model = cls(n_estimators=1, max_nodes=15, lifetime_scale=3.0, use_aggregation=True,
+    model = cls(n_estimators=1, max_nodes=15, growth_scale=3.0, weighted_prunings=True,
                 seed=seed, **params)
     return _learn(model, _stream(n, seed + 100, task))
 
@@ -313,7 +313,7 @@ def test_logwt_is_the_sum_over_prunings(cls, task, step):
 
 
 def test_aggregated_classifier_is_the_mixture_over_prunings():
-    """predict_proba_one with use_aggregation is the normalized mixture, over every pruning of
+    """predict_proba_one with weighted_prunings is the normalized mixture, over every pruning of
     the tree, of the path-rule estimate of the pruning's leaf on x's path (root prior uniform
     over the classes the tree knows), weighted by e^(pruning's log weight)."""
     for seed in range(3):
@@ -343,7 +343,7 @@ def test_aggregation_differs_from_the_path_rule():
 
 
 def test_aggregated_regressor_is_the_mixture_over_prunings():
-    """predict_one with use_aggregation (mean leaves) is the mixture over prunings of the
+    """predict_one with weighted_prunings (mean leaves) is the mixture over prunings of the
     path-rule means, the root's prior being its own mean; and with one tree, sigma^2 + mu^2
     from predict_one(x, with_dist=True) is the mixture of the path-rule estimates of E[y^2]
     (root prior: the root's own mean of y^2)."""
@@ -365,7 +365,7 @@ def test_aggregated_regressor_is_the_mixture_over_prunings():
 def test_aggregated_sigma_is_finite_on_an_empty_leaf(leaf_model):
     """A fresh leaf of a lifetime split has seen no data and predicts as its parent: the
     predictive spread there is finite, of the order of the targets' spread (about 1)."""
-    model = MondrianForestRegressor(n_estimators=1, use_aggregation=True, leaf_model=leaf_model,
+    model = MondrianForestRegressor(n_estimators=1, weighted_prunings=True, leaf_model=leaf_model,
                                     seed=0)
     rng = random.Random(0)
     found = None
@@ -388,7 +388,7 @@ def test_aggregated_sigma_is_finite_on_an_empty_leaf(leaf_model):
 
 def _at_cap_frozen(cls, task, seed, **params):
     """A tree at its node cap that does not recycle: its structure is frozen from then on."""
-    model = cls(n_estimators=1, max_nodes=15, recycling=False, use_aggregation=True, seed=seed,
+    model = cls(n_estimators=1, max_nodes=15, recycling=False, weighted_prunings=True, seed=seed,
                 **params)
     _learn(model, _stream(1500, seed, task))
     assert model.trees[0].node_count == 15
@@ -398,8 +398,8 @@ def _at_cap_frozen(cls, task, seed, **params):
 @pytest.mark.parametrize("task, params", [
     ("clf", dict(step=0.7)),
     ("clf", dict(step=1.0, smoothing=0.0)),
-    ("reg", dict(step=0.7, leaf_model="mean", lifetime_scale=4.0)),
-    ("reg", dict(step=2.0, leaf_model="linear", linear_rate=0.5, lifetime_scale=4.0)),
+    ("reg", dict(step=0.7, leaf_model="mean", growth_scale=4.0)),
+    ("reg", dict(step=2.0, leaf_model="linear", linear_rate=0.5, growth_scale=4.0)),
 ], ids=["clf-step0.7", "clf-smoothing0", "reg-mean", "reg-linear"])
 def test_one_sample_changes_path_logw_by_step_times_loss(task, params):
     """On a frozen tree (at the cap, recycling=False), learning one sample subtracts from each
@@ -469,9 +469,9 @@ def test_step_scales_the_cumulated_loss():
     """Two identical streams and seeds differing only in step: the structure is the same (the
     weights never drive the partition) and each logw is proportional to step."""
     data = _stream(600, 3, "clf")
-    a = _learn(MondrianForestClassifier(n_estimators=1, max_nodes=31, use_aggregation=True,
+    a = _learn(MondrianForestClassifier(n_estimators=1, max_nodes=31, weighted_prunings=True,
                                         recycling=False, step=1.0, seed=3), data)
-    b = _learn(MondrianForestClassifier(n_estimators=1, max_nodes=31, use_aggregation=True,
+    b = _learn(MondrianForestClassifier(n_estimators=1, max_nodes=31, weighted_prunings=True,
                                         recycling=False, step=0.25, seed=3), data)
     sa, sb = a.trees[0].get_state(), b.trees[0].get_state()
     assert np.array_equal(sa["left"], sb["left"]) and np.array_equal(sa["threshold"], sb["threshold"], equal_nan=True)
@@ -490,7 +490,7 @@ def test_node_count_never_exceeds_the_cap(cls, task, cap):
     after every sample of a long stream, while it keeps freeing nodes (n_recycled grows in
     steps of two, a twig's leaves, and keeps growing late in the stream), and the tree left
     behind is valid."""
-    model = cls(n_estimators=2, max_nodes=cap, lifetime_scale=4.0, seed=cap)
+    model = cls(n_estimators=2, max_nodes=cap, growth_scale=4.0, seed=cap)
     recycled = []
     for i, (x, y) in enumerate(_stream(3000, cap, task, d=3), 1):
         model.learn_one(x, y)
@@ -511,7 +511,7 @@ RECYCLE_DIVISOR = 8
 
 def _recycling_events(cls, task, cap, n=2500):
     """(state before, state after, x) for each sample of a stream at which the tree recycled."""
-    model = cls(n_estimators=1, max_nodes=cap, lifetime_scale=4.0, use_aggregation=True,
+    model = cls(n_estimators=1, max_nodes=cap, growth_scale=4.0, weighted_prunings=True,
                 seed=cap + 1)
     tree = model.trees[0]
     for x, y in _stream(n, cap + 2, task, d=3):
@@ -580,7 +580,7 @@ def test_recycling_frees_a_fixed_share_of_the_cap(cls, task, cap):
 def test_a_resting_leaf_wakes_up_when_a_sample_reaches_it():
     """A leaf that recycling made of a twig rests (rate 0) only until a sample reaches it:
     then resting is 0 again and its rate is its box's linear dimension."""
-    model = MondrianForestClassifier(n_estimators=1, max_nodes=31, lifetime_scale=4.0, seed=2)
+    model = MondrianForestClassifier(n_estimators=1, max_nodes=31, growth_scale=4.0, seed=2)
     tree = model.trees[0]
     woken = 0
     for x, y in _stream(2000, 4, "clf"):
@@ -607,7 +607,7 @@ def test_a_resting_leaf_wakes_up_when_a_sample_reaches_it():
 def test_without_recycling_a_full_tree_stays_at_the_cap(cls, task):
     """recycling=False: the tree reaches the cap and stays there, never freeing a node
     (n_recycled 0, nobody resting); statistics still learn (the root counts every sample)."""
-    model = cls(n_estimators=2, max_nodes=31, recycling=False, lifetime_scale=4.0, seed=1)
+    model = cls(n_estimators=2, max_nodes=31, recycling=False, growth_scale=4.0, seed=1)
     data = _stream(2000, 8, task)
     for i, (x, y) in enumerate(data, 1):
         model.learn_one(x, y)
@@ -691,7 +691,7 @@ def test_new_nodes_start_from_their_parents_model():
     lifetime split that the sample did not reach hold the model the leaf had before it split;
     a split-above's new leaf holds its new parent's model (the old node's plus one step)."""
     model = MondrianForestRegressor(n_estimators=1, recycling=False, max_nodes=10**5,
-                                    lifetime_scale=2.0, seed=6)
+                                    growth_scale=2.0, seed=6)
     tree = model.trees[0]
     lifetime_children = above_leaves = 0
     for x, y in _linear_target(1500, 3):
@@ -746,7 +746,7 @@ def test_linear_models_follow_a_rescale():
 
 
 @pytest.mark.parametrize("factor", [1000.0, 1e-3])
-@pytest.mark.parametrize("params", [dict(), dict(use_aggregation=True), dict(max_nodes=31)],
+@pytest.mark.parametrize("params", [dict(), dict(weighted_prunings=True), dict(max_nodes=31)],
                          ids=["default", "aggregation", "recycling"])
 def test_linear_predictions_are_invariant_to_rescaling_a_feature(factor, params):
     """Multiplying a feature by 1000 (or 1/1000) changes neither the partition (side lengths are
@@ -768,7 +768,7 @@ def test_linear_predictions_are_invariant_to_rescaling_a_feature(factor, params)
         assert sa["coef"] == pytest.approx(sb["coef"], rel=1e-5, abs=1e-9)
 
 
-@pytest.mark.parametrize("params", [dict(), dict(leaf_model="mean"), dict(use_aggregation=True)],
+@pytest.mark.parametrize("params", [dict(), dict(leaf_model="mean"), dict(weighted_prunings=True)],
                          ids=["linear", "mean", "aggregation"])
 def test_a_stream_without_features_predicts_the_mean(params):
     """With no feature at all there is nothing to split nor to regress on: every tree is a
@@ -822,10 +822,10 @@ def test_refit_many_refits_linear_leaves():
 
 MODELS = [
     (MondrianForestClassifier, "phishing", dict()),
-    (MondrianForestClassifier, "phishing", dict(use_aggregation=True, step=0.5, max_nodes=31)),
+    (MondrianForestClassifier, "phishing", dict(weighted_prunings=True, step=0.5, max_nodes=31)),
     (MondrianForestRegressor, "trump", dict()),
-    (MondrianForestRegressor, "trump", dict(use_aggregation=True, max_nodes=15)),
-    (MondrianForestRegressor, "trump", dict(use_aggregation=True, leaf_model="mean",
+    (MondrianForestRegressor, "trump", dict(weighted_prunings=True, max_nodes=15)),
+    (MondrianForestRegressor, "trump", dict(weighted_prunings=True, leaf_model="mean",
                                             recycling=False, max_nodes=63)),
 ]
 MODEL_IDS = ["clf-default", "clf-aggregation", "reg-default", "reg-aggregation", "reg-mean-frozen"]
@@ -896,7 +896,7 @@ def test_learn_many_equals_a_learn_one_loop(request, cls, data_name, params):
 def test_deepcopy_keeps_the_new_state():
     """copy.deepcopy (river's clone of a learned model in some wrappers) carries the new
     arrays and scalars too."""
-    model = _learn(MondrianForestRegressor(n_estimators=2, max_nodes=15, use_aggregation=True,
+    model = _learn(MondrianForestRegressor(n_estimators=2, max_nodes=15, weighted_prunings=True,
                                            seed=1), _stream(500, 1, "reg"))
     twin = copy.deepcopy(model)
     for ta, tb in zip(model.trees, twin.trees):

@@ -57,7 +57,7 @@ CASES = {
     "trump-regressor": (MondrianForestRegressor, dict(seed=3), lambda: datasets.TrumpApproval()),
     "late-and-missing-bernoulli": (
         MondrianForestClassifier,
-        dict(n_estimators=4, subsampling="bernoulli", subsample_rate=0.6, lifetime=3.0, seed=11),
+        dict(n_estimators=4, subsampling="bernoulli", subsample_rate=0.6, growth=3.0, seed=11),
         _late_and_missing,
     ),
     "wide-reservoir": (
@@ -81,7 +81,10 @@ PINNED_STATE = sorted([
 
 #: the defaults when the pins were taken (the paper's growth, mean leaves); the defaults
 #: changed in issue 17, the algorithm these parameters select did not
-PINNED_DEFAULTS = dict(lifetime_scale=2.0, recycling=False, max_nodes=4095)
+PINNED_DEFAULTS = dict(growth_scale=2.0, recycling=False, max_nodes=4095, memory_budget=None)
+
+#: state keys renamed since the pins were taken (hashed under their name then)
+RENAMED_STATE = {"max_features": "features_per_tree"}
 PINNED_REGRESSOR = dict(leaf_model="mean")
 
 
@@ -101,7 +104,7 @@ def digest(case: str) -> str:
     for tree in model.trees:
         state = tree.get_state()
         for key in PINNED_STATE:
-            value = state[key]
+            value = state[RENAMED_STATE.get(key, key)]
             h.update(key.encode())
             h.update(value.tobytes() if isinstance(value, np.ndarray) else repr(value).encode())
     return h.hexdigest()

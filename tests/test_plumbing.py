@@ -418,7 +418,7 @@ def test_subsampling_rate(cls, mode, rate, expected):
 
 #: the Mondrian regressor's default lifetime fills 63 nodes slowly on this stream; a faster
 #: schedule reaches the cap within the test's stream
-FILLS_CAP = {MondrianForestRegressor: dict(lifetime_scale=4.0)}
+FILLS_CAP = {MondrianForestRegressor: dict(growth_scale=4.0)}
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)

@@ -198,7 +198,7 @@ def _rule_model(name, smoothing, subsampling):
     if name == "mondrian":
         # the paper's growth (no recycling): its trees split on both sides of the data, so
         # the heavier child of a split is sometimes the right one, which the checks need
-        extra.update(lifetime_scale=2.0, recycling=False, max_nodes=4095)
+        extra.update(growth_scale=2.0, recycling=False, max_nodes=4095)
     return FORESTS[name](n_estimators=1, smoothing=smoothing, seed=31, **extra)
 
 

@@ -46,9 +46,9 @@ def test_cuts_never_look_at_labels(cls, split):
 @pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("scale, exponent", [(1.0, 0.5), (4.0, 0.7), (0.5, 0.9)])
 def test_cuts_follow_the_schedule(split, scale, exponent):
-    """After n samples a tree has made exactly k_n = floor(cuts_scale * n^cuts_exponent) cuts
+    """After n samples a tree has made exactly k_n = floor(growth_scale * n^growth_exponent) cuts
     (continuous features: a leaf is always there to cut; no node cap in the way)."""
-    model = PurelyRandomForestClassifier(n_estimators=2, cuts_scale=scale, cuts_exponent=exponent,
+    model = PurelyRandomForestClassifier(n_estimators=2, growth_scale=scale, growth_exponent=exponent,
                                          split=split, max_nodes=10**6, seed=3)
     for n, (x, y) in enumerate(_stream(4000, seed=4), 1):
         model.learn_one(x, y)
@@ -65,8 +65,12 @@ def test_cuts_follow_the_schedule(split, scale, exponent):
 
 
 def test_a_fixed_k_stops_and_the_cap_bounds_the_tree():
-    fixed = PurelyRandomForestClassifier(n_estimators=2, cuts=40, seed=0)
-    capped = PurelyRandomForestClassifier(n_estimators=2, max_nodes=31, seed=0)
+    # the uniform split (it cuts as the schedule says: the scale-invariant one waits for a
+    # reservoir of two distinct values), at the exponent 0.7 of the check below
+    fixed = PurelyRandomForestClassifier(n_estimators=2, growth=40, seed=0, split="uniform",
+                                         growth_exponent=0.7)
+    capped = PurelyRandomForestClassifier(n_estimators=2, max_nodes=31, seed=0, split="uniform",
+                                          growth_exponent=0.7)
     for n, (x, y) in enumerate(_stream(3000, seed=1), 1):
         fixed.learn_one(x, y)
         capped.learn_one(x, y)
@@ -99,7 +103,7 @@ def test_scale_invariant_predictions_ignore_monotone_transforms():
 def test_uniform_cells_hold_their_data_boxes():
     """A leaf's box lies inside its geometric cell: below every cut it is on the left of, above
     every cut it is on the right of (up to the boxes' float32 outward rounding)."""
-    model = PurelyRandomForestClassifier(n_estimators=2, seed=9)
+    model = PurelyRandomForestClassifier(n_estimators=2, seed=9, split="uniform")
     for x, y in _stream(3000, seed=10):
         model.learn_one(x, y)
     for tree in model.trees:
@@ -142,8 +146,8 @@ def test_a_binary_feature_never_blocks_rank_cuts():
     """A leaf whose drawn coordinate is a feature that is (almost) always 0 draws another one
     once its reservoir fills with that single value: cuts keep coming on schedule."""
     rng = random.Random(13)
-    model = PurelyRandomForestClassifier(n_estimators=3, split="scale_invariant", cuts_scale=1.0,
-                                         cuts_exponent=0.5, max_nodes=10**6, seed=14)
+    model = PurelyRandomForestClassifier(n_estimators=3, split="scale_invariant", growth_scale=1.0,
+                                         growth_exponent=0.5, max_nodes=10**6, seed=14)
     for _ in range(5000):
         x = {f"rare{j}": float(rng.random() < 0.001) for j in range(8)}
         x["u"] = rng.random()
@@ -166,8 +170,8 @@ def test_decreasing_subsampling_rate():
 
 
 @pytest.mark.parametrize("params", [
-    dict(cuts="many"), dict(cuts=0), dict(cuts=1.5), dict(cuts_scale=0.0), dict(cuts_exponent=1.0),
-    dict(cuts_exponent=0.0), dict(split="median"), dict(pool_size=1), dict(subsample_decay=0.5),
+    dict(growth="many"), dict(growth=0), dict(growth=1.5), dict(growth_scale=0.0), dict(growth_exponent=1.0),
+    dict(growth_exponent=0.0), dict(split="median"), dict(pool_size=1), dict(subsample_decay=0.5),
     dict(subsampling="bernoulli", subsample_decay=1.0), dict(max_nodes=0), dict(smoothing=-1.0),
 ])
 def test_bad_parameters(params):

@@ -519,7 +519,7 @@ def test_a_mid_stream_pickle_resumes_bit_identically_forest():
 
 @pytest.mark.parametrize("name, bad", [
     ("structure_fraction", 0.0), ("structure_fraction", 1.0), ("structure_fraction", "half"),
-    ("candidate_features", -1.0), ("candidate_features", float("nan")),
+    ("max_features", 0.5), ("max_features", float("nan")),
     ("candidate_points", 0), ("candidate_points", 2.5),
     ("min_gain", -0.1), ("alpha", 0.0), ("alpha_growth", 0.99), ("beta", 0.5),
     ("max_active_leaves", 0), ("max_active_leaves", True),

@@ -54,7 +54,7 @@ from ._box cimport round_down, round_up
 from ._boxtree cimport BoxTree
 from ._hull cimport hull_add, hull_build, hull_contains, hull_perimeter, hull_reduce, line_hitting, line_separating
 from ._oblique cimport child, goes_left
-from ._pool cimport pool_alloc, pool_block, pool_free, pool_has, pool_release
+from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has, pool_release
 from ._random cimport rng_exponential, rng_randint, rng_uniform
 from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
                      SCALAR_I64, Tree, add_stats, doubled)
@@ -347,12 +347,19 @@ cdef class BSPTree(BoxTree):
     cdef bint points_fit(self, size_t point_cells, size_t target_cells) noexcept nogil:
         """Whether blocks of these cells fit in the byte budget, the pools' repacking into a
         larger buffer included (`pool_alloc`: a quarter of the live cells more)."""
-        cdef size_t extra = point_cells + target_cells
-        if self.points.used + point_cells > self.points.capacity:
-            extra += self.points.live // 4 + point_cells + 64
-        if self.targets.used + target_cells > self.targets.capacity:
-            extra += self.targets.live // 4 + target_cells + 64
+        cdef size_t extra = pool_grow_cells(&self.points, point_cells) \
+            + pool_grow_cells(&self.targets, target_cells)
         return <long long>(self.nbytes() + extra * sizeof(double)) <= self.max_bytes
+
+    cdef bint can_add(self, int32_t k) noexcept nogil:
+        """The base's rule, and under a byte budget room for the new nodes' hulls too (a
+        node's hulls live in a pool, outside its row)."""
+        if not Tree.can_add(self, k):
+            return False
+        if self.max_bytes >= NO_BYTE_CAP or self.hulls.live == 0:
+            return True
+        return <long long>(self.nbytes() + k * self.row_bytes() + sizeof(double)
+                           * pool_grow_cells(&self.hulls, k * self.block_cells())) <= self.max_bytes
 
     cdef int drop_growth(self) except -1 nogil:
         """Over the byte budget: the kept points and hulls go, as at the node cap."""

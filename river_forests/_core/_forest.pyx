@@ -125,7 +125,7 @@ cdef class ForestCore:
                 "background": [None if b is None else (type(b), (<Tree>b).get_state())
                                for b in self.background],
                 "n_background": self.n_background, "track": self.track,
-                "budget": (self.budget, self.budget_fixed, self.budget_slots)}
+                "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes)}
 
     def _set_master_seed(self, object seed):
         """Set the master seed (None: not known yet, for a core pickled before it existed; the
@@ -147,7 +147,7 @@ cdef class ForestCore:
         self.n_background = state.get("n_background", 0)
         self.track = state.get("track", False)
         self.budget, self.budget_fixed, self.budget_slots = state.get(
-            "budget", (0, 0, max(1, len(self.trees))))
+            "budget", (0, 0, max(1, len(self.trees))))[:3]
         self.rebudget()
 
     # ------------------------------------------------------------------ the forest protocol
@@ -247,13 +247,14 @@ cdef class ForestCore:
             self.budget_names = 0
             self.name_bytes = 0
         for k in range(self.budget_names, n):
-            self.name_bytes += sys.getsizeof(self.features.names[k]) + 16
+            self.name_bytes += sys.getsizeof(self.features.names[k])
         self.budget_names = n
         self.budget_labels = len(self.labels)
-        share = (self.budget - self.budget_fixed - self.name_bytes
-                 - sys.getsizeof(self.features.index) - sys.getsizeof(self.features.names)
-                 - sys.getsizeof(self.label_index) - sys.getsizeof(self.labels)
-                 - 64 * self.budget_labels) // self.budget_slots
+        # a function of the registries' contents alone (not of their containers' spare
+        # room), so a loaded forest shares its budget out exactly as the one it copies
+        # (a batch forest's buffer holds up to `batch_size` rows as wide as the registry)
+        share = (self.budget - self.budget_fixed - self.name_bytes - 48 * n
+                 - 160 * self.budget_labels - self.batch_size * (8 * n + 128)) // self.budget_slots
         if share < 1:
             share = 1
         self.tree_bytes = share

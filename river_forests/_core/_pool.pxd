@@ -41,6 +41,15 @@ cdef tuple pool_export(const Pool* pool, int32_t cols)
 cdef int pool_import(Pool* pool, object data, object offsets, object rows, int32_t cols) except -1
 
 
+cdef inline size_t pool_grow_cells(const Pool* pool, size_t cells) noexcept nogil:
+    """The most cells a `pool_alloc` of `cells` cells may add to the pool's buffer: the block,
+    and, when it does not fit, the repacking's spare room (`pool_alloc`). For a kind that
+    checks a byte budget before it keeps more."""
+    if pool.used + cells <= pool.capacity:
+        return cells
+    return 2 * cells + (pool.live + cells) // 4 + 64
+
+
 cdef inline bint pool_has(const Pool* pool, int32_t block) noexcept nogil:
     """Whether id `block` holds a live block."""
     return 0 <= block < pool.n_ids and pool.rows[block] >= 0

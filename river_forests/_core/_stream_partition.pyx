@@ -44,7 +44,7 @@ import numpy as np
 
 from ._axis cimport child
 from ._impurity cimport CRITERION_ENTROPY, split_gain
-from ._pool cimport pool_alloc, pool_block, pool_free, pool_has
+from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has
 from ._random cimport rng_poisson, rng_randint, rng_uniform
 from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_F64, SCALAR_I32, TASK_CLASSIFICATION,
                      Tree, add_stats)
@@ -141,8 +141,9 @@ cdef class StreamPartitionTree(Tree):
         if dims > self.n_features:
             dims = self.n_features
         if self.max_bytes < NO_BYTE_CAP and <long long>(
-                self.nbytes() + 2 * self.row_bytes() + sizeof(double) * <size_t>(
-                    HEAD + dims + m * dims + m + m * dims * PARTS * self.value_stride)) > self.max_bytes:
+                self.nbytes() + 2 * self.row_bytes() + sizeof(double) * (
+                    pool_grow_cells(&self.cands, HEAD + dims + m * dims + m)
+                    + pool_grow_cells(&self.hists, m * dims * PARTS * self.value_stride))) > self.max_bytes:
             return 0
         cb = pool_alloc(&self.cands, s, HEAD + dims + m * dims + m)
         cb[0] = dims

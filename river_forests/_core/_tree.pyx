@@ -881,6 +881,16 @@ cdef class Tree:
             self.fit_budget()
 
     @property
+    def widths_(self):
+        """(allocated node rows, feature slots, statistics per node, bytes per node row)."""
+        return self.capacity, self.feature_capacity, self.value_stride, self.row_bytes()
+
+    @property
+    def node_limit_(self):
+        """The most nodes the tree may hold now (`node_limit`)."""
+        return self.node_limit()
+
+    @property
     def max_bytes_(self):
         """The tree's byte budget now (a very large number: none)."""
         return self.max_bytes
@@ -944,6 +954,8 @@ cdef class Tree:
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
         self._resize_features(doubled(self.feature_capacity, self.n_features))
         n_values = self.n_values
+        if self.value_stride == 0:  # widths as a new tree's (`__init__`), so a loaded tree
+            self._resize_values(2)  # grows its rows (and fills a byte budget) as it would have
         self.ensure_values(max(n_values, 2))
         self.n_values = n_values
         self._resize_nodes(max(n, 1))

@@ -1,0 +1,171 @@
+"""The memory budget: `memory_budget` bounds what river measures of a forest, with the same
+meaning for every forest, whatever the width of the stream and the number of classes."""
+
+import itertools
+import pickle
+
+import pytest
+from river import datasets
+
+import river_forests
+from river_forests._forest import parse_bytes
+
+from .conftest import batch_native
+
+CLASSES = [getattr(river_forests, n) for n in river_forests.__all__
+           if isinstance(getattr(river_forests, n), type)]
+CLASSIFIERS = [c for c in CLASSES if "Classifier" in c.__name__]
+REGRESSORS = [c for c in CLASSES if "Regressor" in c.__name__]
+BUDGET = 300_000
+#: forests that fill their budget on a long enough stream, to within 10%; the BSP and
+#: stream-partitioning trees keep what they grow with (hulls and kept points, the fringe)
+#: in pools that need room of their own, and stop short of the budget by up to a quarter
+FILLS = {c for c in CLASSES if not c.__name__.startswith(("BSP", "StreamPartition", "XForest"))}
+
+
+def rbf(n, n_features, n_classes, seed=1):
+    gen = datasets.synth.RandomRBF(seed_model=seed, seed_sample=seed, n_classes=n_classes,
+                                   n_features=n_features)
+    return list(itertools.islice(gen, n))
+
+
+def late_classes(n, n_features, n_classes, seed=2):
+    """A stream whose classes arrive one by one over its first half: every tree is full
+    before the last classes come, and each new class widens every node."""
+    out = []
+    for i, (x, y) in enumerate(rbf(n, n_features, n_classes, seed)):
+        top = 2 + (n_classes - 2) * min(1.0, 2 * i / n)
+        out.append((x, y if y < top else y % 2))
+    return out
+
+
+def friedman(n, seed=1):
+    return list(itertools.islice(datasets.synth.Friedman(seed=seed), n))
+
+
+def _peak(model, data, every=50):
+    peak = 0
+    for i, (x, y) in enumerate(data, 1):
+        model.learn_one(x, y)
+        if i % every == 0:
+            peak = max(peak, model._raw_memory_usage)
+    return max(peak, model._raw_memory_usage)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("n_features, n_classes", [(3, 2), (40, 10), (300, 3)])
+def test_the_budget_is_never_exceeded(cls, n_features, n_classes):
+    model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
+    assert _peak(model, rbf(2500, n_features, n_classes)) <= BUDGET
+
+
+@pytest.mark.parametrize("cls", [c for c in CLASSIFIERS if not c.__name__.startswith("BSP")],
+                         ids=lambda c: c.__name__)
+def test_classes_arriving_after_the_trees_filled_do_not_break_it(cls):
+    """Each new class widens every node; a full tree then frees the nodes holding the least
+    data (BSP keeps its nodes: its pairs sit in a pool it cannot move, see the changelog)."""
+    model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
+    assert _peak(model, late_classes(4000, 8, 20), every=20) <= BUDGET
+    assert len(model._core.labels) > 16  # past 16: every node row widened twice after 4
+
+
+@pytest.mark.parametrize("cls", REGRESSORS, ids=lambda c: c.__name__)
+def test_a_regressor_stays_within_it(cls):
+    model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
+    assert _peak(model, friedman(3000)) <= BUDGET
+
+
+@pytest.mark.parametrize("cls", sorted(FILLS, key=lambda c: c.__name__), ids=lambda c: c.__name__)
+def test_a_full_forest_measures_its_budget_within_ten_percent(cls):
+    data = rbf(4000, 20, 5) if cls in CLASSIFIERS else friedman(4000)
+    model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
+    _peak(model, data)
+    assert 0.9 * BUDGET <= model._raw_memory_usage <= BUDGET
+    assert model.memory_bytes == model._raw_memory_usage
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_every_forest_uses_most_of_a_budget_it_outgrows(cls):
+    if batch_native(cls):  # XForest grows its trees from batches: a long stream fills them
+        data = rbf(12000, 20, 5)
+        model = cls(n_estimators=3, seed=1, memory_budget=BUDGET, n_swaps=0)
+    else:
+        data = rbf(4000, 20, 5) if cls in CLASSIFIERS else friedman(4000)
+        model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
+    _peak(model, data)
+    assert 0.7 * BUDGET <= model._raw_memory_usage <= BUDGET
+
+
+def test_a_larger_budget_gives_more_nodes():
+    cls = river_forests.MondrianForestClassifier
+    data = rbf(3000, 10, 5)
+    small, large = cls(seed=1, memory_budget="200KB"), cls(seed=1, memory_budget="800KB")
+    for x, y in data:
+        small.learn_one(x, y)
+        large.learn_one(x, y)
+    assert large.n_nodes > 3 * small.n_nodes
+
+
+def test_a_pickled_forest_keeps_its_budget_and_resumes_identically():
+    cls = river_forests.MondrianForestClassifier
+    data = rbf(3000, 10, 5)
+    model = cls(seed=1, memory_budget="200KB")
+    for x, y in data[:1500]:
+        model.learn_one(x, y)
+    copy = pickle.loads(pickle.dumps(model))
+    for x, y in data[1500:]:
+        model.learn_one(x, y)
+        copy.learn_one(x, y)
+    for a, b in zip(model.trees, copy.trees):
+        sa, sb = a.get_state(), b.get_state()
+        assert sa["max_bytes"] == sb["max_bytes"]
+        assert (sa["left"] == sb["left"]).all() and (sa["value"] == sb["value"]).all()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("40MB", 40_000_000), ("40 MB", 40_000_000), ("1.5GB", 1_500_000_000), ("512KiB", 524_288),
+    ("2MiB", 2 * 2**20), ("1000", 1000), ("1e6B", 1_000_000), (123456, 123456), (2.5e6, 2_500_000),
+    (None, None),
+])
+def test_sizes_read_as_users_write_them(text, expected):
+    assert parse_bytes("memory_budget", text) == expected
+
+
+@pytest.mark.parametrize("bad", ["40 parsecs", "MB", "-3MB", 0, -1, float("nan"), True, [1]])
+def test_a_bad_budget_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match="memory_budget"):
+        river_forests.MondrianForestClassifier(memory_budget=bad)
+
+
+def test_a_budget_too_small_for_the_trees_says_how_much_is_needed():
+    with pytest.raises(ValueError, match="too small .* at least"):
+        river_forests.MondrianForestClassifier(n_estimators=10, memory_budget="20KB")
+
+
+def test_no_budget_needs_a_node_cap():
+    with pytest.raises(ValueError, match="max_nodes"):
+        river_forests.MondrianForestClassifier(memory_budget=None)
+    river_forests.MondrianForestClassifier(memory_budget=None, max_nodes=255)
+
+
+@pytest.mark.parametrize("old, new", [("lifetime_scale", "growth_scale"), ("cuts", "growth"),
+                                      ("use_aggregation", "weighted_prunings")])
+def test_an_old_parameter_name_says_its_new_one(old, new):
+    cls = river_forests.PurelyRandomForestClassifier if old == "cuts" \
+        else river_forests.MondrianForestClassifier
+    with pytest.raises(TypeError, match=f"renamed {new}"):
+        cls(**{old: 1})
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_one_vocabulary(cls):
+    """The shared parameters come by keyword, after the forest's own, with one name per
+    concept: the growth schedule is `growth`, features tried per split `max_features`."""
+    import inspect
+
+    params = inspect.signature(cls).parameters
+    shared = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY]
+    assert shared[:3] == ["memory_budget", "max_nodes", "smoothing"] and shared[-1] == "seed"
+    for old in ("lifetime", "lifetime_scale", "cuts", "cuts_scale", "budget", "budget_scale",
+                "use_aggregation", "candidate_features"):
+        assert old not in params
