@@ -15,14 +15,20 @@ measured the same samples as ours (the ``data`` digest), and only records of one
 ours are read (``store.select``), so a table never mixes two versions of our code.
 
 Writes ``results/report/<mode>.md``, ``<mode>.csv`` and the figures under
-``results/report/<mode>/``; the docs' benchmark page includes the full run's report.
+``results/report/<mode>/``; the docs' benchmark page includes the full run's report. It also
+writes the "which forest when" page (``results/report/which.md``, ``which-quick.md`` for the
+quick run; the docs' page of that name includes the full run's): the report half's average
+ranks by group of streams (few or many classes, few or many features, drifting, label-sparse,
+regression), the best of ours and the best peer in each, and our forests' speed and memory.
 """
 
 from __future__ import annotations
 
 import csv
 import math
+import statistics
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -166,6 +172,11 @@ def _fmt(x, task):
     return f"{x:.3f}" if task == "clf" else f"{x:.4g}"
 
 
+def _cell(x, spec: str) -> str:
+    """`x` formatted by `spec`, or "—" when there is none."""
+    return format(x, spec) if x else "—"
+
+
 def section(recs, task, half, mode, with_detectors=False) -> list[str]:
     names, models, values = table(recs, task, half, with_detectors)
     metric = "accuracy" if task == "clf" else "MAE"
@@ -199,9 +210,7 @@ def section(recs, task, half, mode, with_detectors=False) -> list[str]:
     memory = ratios(names, models, values, "memory")
     lines += ["", "| model | average rank | speed ÷ river ARF | memory ÷ river ARF |", "|---|---|---|---|"]
     for m in sorted(models, key=lambda m: avg[m]):
-        sp_ = f"{speed[m]:.2f}" if speed[m] else "—"
-        mem = f"{memory[m]:.3f}" if memory[m] else "—"
-        lines.append(f"| {m} | {avg[m]:.2f} | {sp_} | {mem} |")
+        lines.append(f"| {m} | {avg[m]:.2f} | {_cell(speed[m], '.2f')} | {_cell(memory[m], '.3f')} |")
     if partial:
         lines += ["", f"Not in these ranks yet ({len(partial)} streams without a record of every "
                   "model): " + "; ".join(f"{s} (no {', '.join(ms)})" for s, ms in partial.items()) + "."]
@@ -243,18 +252,180 @@ def consistent(recs: list[dict], ours: str | None) -> list[dict]:
     return [r for r in recs if r["family"] == "ours" or digest.get((r["stream"], r["task"])) in (None, r["data"])]
 
 
+def provenance(recs: list[dict]) -> str:
+    """Which version of ours and which peers' versions the records are."""
+    mine = [r for r in recs if r["family"] == "ours"]
+    peers = "Peers: " + ("; ".join(sorted({r["version"]["library"] for r in recs
+                                            if r["family"] != "ours"})) or "none") + "."
+    if not mine:
+        return f"No records of ours in the store for this run. {peers}"
+    v = mine[0]["version"]
+    return (f"Our forests: code version `{v['key']}` (commit `{v['commit'][:10]}`, "
+            f"package {v['package']}). {peers}")
+
+
+# ------------------------------------------------------------------ which forest when
+
+FEW_CLASSES = 3
+FEW_FEATURES = 20
+#: each group's table lists its TOP models, every one of ours and these peers, whatever their rank
+TOP = 5
+LANDMARKS = (REFERENCE, "MOA ARF")
+FAMILY_LABEL = {"ours": "ours", "river": "river", "moa": "MOA"}
+
+#: the groups of the "which forest when" page: (name, what its streams are, task, whether our
+#: forests' detector variants join, test on the stream and its (classes, features) or None)
+GROUPS = (
+    ("few classes", f"classification streams of at most {FEW_CLASSES} classes", "clf", False,
+     lambda s, d: d is not None and d[0] <= FEW_CLASSES),
+    ("many classes", f"classification streams of more than {FEW_CLASSES} classes", "clf", False,
+     lambda s, d: d is not None and d[0] > FEW_CLASSES),
+    ("few features", f"classification streams of at most {FEW_FEATURES} features", "clf", False,
+     lambda s, d: d is not None and d[1] <= FEW_FEATURES),
+    ("many features", f"classification streams of more than {FEW_FEATURES} features", "clf", False,
+     lambda s, d: d is not None and d[1] > FEW_FEATURES),
+    ("drifting", "classification streams that drift (our forests also with ADWIN detectors, "
+     "`+ ADWIN`)", "clf", True, lambda s, d: s.category == "drift"),
+    ("label-sparse", "imbalanced classification streams (a rare label)", "clf", False,
+     lambda s, d: s.category == "imbalanced"),
+    ("regression", "every regression stream", "reg", False, lambda s, d: True),
+)
+
+
+@lru_cache(maxsize=None)
+def stream_shape(name: str, n: int) -> tuple[int, int] | None:
+    """(distinct labels, distinct features) of the first `n` samples of a stream, the samples
+    its records measured; None when its data cannot be loaded here."""
+    try:
+        data = stream_registry.STREAMS[name].samples(n)
+    except (OSError, ImportError):
+        return None
+    return len({y for _, y in data}), len(set().union(*(x.keys() for x, _ in data)))
+
+
+def groups(recs: list[dict], half: str = "report", shape=None) -> dict[str, list[str]]:
+    """Each group's streams of `half` that have records (a stream can be in several groups);
+    `shape(name, n)` gives a classification stream's (classes, features), ``stream_shape`` by
+    default."""
+    shape = shape or stream_shape
+    out = {}
+    for name, _, task, detectors, member in GROUPS:
+        names, _, values = table(recs, task, half, detectors)
+        dims = {s: shape(s, next(iter(values[s].values()))["n"]) if task == "clf" else None
+                for s in names}
+        out[name] = [s for s in names if member(stream_registry.STREAMS[s], dims[s])]
+    return out
+
+
+def group_ranks(recs, task, half, detectors, members):
+    """Over the streams `members`: the streams ranked (those every model of the group has a
+    record on), the others with the models they lack, and each model's average rank."""
+    names, models, values = table(recs, task, half, detectors)
+    names = [s for s in names if s in members]
+    models = [m for m in models if any(m in values[s] for s in names)]
+    ranked, partial = split_complete(names, models, values)
+    avg = dict(zip(models, ranks(ranked, models, values, task).mean(axis=0))) if ranked else {}
+    return ranked, partial, avg
+
+
+def _best(avg: dict, family: dict, ours: bool) -> str | None:
+    """The model of the lowest average rank, among ours or among the peers."""
+    pool = [m for m in avg if (family[m] == "ours") == ours]
+    return min(pool, key=avg.get) if pool else None
+
+
+def group_section(name, what, ranked, partial, avg, family) -> list[str]:
+    lines = [f"### {name.capitalize()}", "",
+             f"{what[0].upper()}{what[1:]}: {len(ranked)} ranked ({', '.join(ranked) or 'none'})."]
+    if partial:
+        lines[-1] += (" Not ranked yet (no record of every model): "
+                      + "; ".join(f"{s} (no {', '.join(ms)})" for s, ms in partial.items()) + ".")
+    if not avg:
+        return lines + ["", "No stream of this group has a record of every model yet.", ""]
+    order = sorted(avg, key=avg.get)
+    best = _best(avg, family, ours=True)
+    if best:
+        tied = [m for m in order if m != best and family[m] == "ours" and avg[m] == avg[best]]
+        lines += ["", f"Best of ours: **{best}**, average rank {avg[best]:.2f} "
+                      f"({order.index(best) + 1} of {len(order)} models"
+                      + (f"; tied with {', '.join(tied)}" if tied else "") + ")."]
+    shown = [m for i, m in enumerate(order) if i < TOP or family[m] == "ours" or m in LANDMARKS]
+    lines += ["", "| | model | family | average rank |", "|---|---|---|---|"]
+    for m in shown:
+        label = f"**{m}** (best of ours)" if m == best else m
+        lines.append(f"| {order.index(m) + 1} | {label} | {FAMILY_LABEL[family[m]]} | {avg[m]:.2f} |")
+    if len(order) > len(shown):
+        lines += ["", f"{len(order) - len(shown)} more peers rank lower (every model is in the "
+                      "benchmark report)."]
+    return lines + [""]
+
+
+def pick_table(results: dict, family: dict) -> list[str]:
+    """One row per group: the best of ours and the best peer, with their average ranks."""
+    lines = ["| streams | ranked | models | best of ours | its average rank | best peer | "
+             "its average rank |", "|---|---|---|---|---|---|---|"]
+    for name, (ranked, _, avg) in results.items():
+        mine, peer = _best(avg, family, ours=True), _best(avg, family, ours=False)
+        lines.append(f"| {name} | {len(ranked)} | {len(avg)} | {mine or '—'} | "
+                     f"{_cell(avg.get(mine), '.2f')} | {peer or '—'} | {_cell(avg.get(peer), '.2f')} |")
+    return lines
+
+
+def _median(names, model, values, key):
+    xs = [values[s][model][key] for s in names
+          if model in values[s] and _complete(values[s][model]) and values[s][model].get(key)]
+    return statistics.median(xs) if xs else None
+
+
+def speed_memory(recs, family, half: str = "report") -> list[str]:
+    """Our forests' (and river's ARF's) speed and memory over the streams of `half` ranked."""
+    lines = [f"| model | task | speed ÷ {REFERENCE} | median samples/s | memory ÷ {REFERENCE} | "
+             "median memory (MB) |", "|---|---|---|---|---|---|"]
+    for task in ("clf", "reg"):
+        names, models, values = table(recs, task, half)
+        names, _ = split_complete(names, models, values)
+        shown = [m for m in models if family[m] == "ours" or m == REFERENCE]
+        speed = ratios(names, shown, values, "samples_per_s")
+        memory = ratios(names, shown, values, "memory")
+        for m in shown:
+            sps, mem = _median(names, m, values, "samples_per_s"), _median(names, m, values, "memory")
+            lines.append(f"| {m} | {task} | {_cell(speed[m], '.2f')} | {_cell(sps, ',.0f')} | "
+                         f"{_cell(memory[m], '.3f')} | {_cell(mem and mem / 1e6, '.3g')} |")
+    return lines
+
+
+def which(recs: list[dict], mode: str, shape=None) -> list[str]:
+    """The "which forest when" page: ranks by group, the pick table, speed and memory."""
+    family = {r["model"]: r["family"] for r in recs}
+    members = groups(recs, "report", shape)
+    results = {name: group_ranks(recs, task, "report", detectors, members[name])
+               for name, _, task, detectors, _ in GROUPS}
+    lines = [f"# Which forest when ({mode} run)", "",
+             f"{provenance(recs)} Ranks use the report half only, never the tuning half on "
+             "which our defaults were chosen; 1 is the best rank.", "",
+             "## Pick in a minute", "", *pick_table(results, family), "",
+             "## Ranks by group", "",
+             f"Average rank of each model over the group's streams, ranked per stream as the "
+             f"benchmark report ranks them; each table lists the top {TOP}, every forest of ours "
+             f"and {' and '.join(LANDMARKS)}.", ""]
+    for name, what, *_ in GROUPS:
+        lines += group_section(name, what, *results[name], family)
+    lines += ["## Speed and memory", "",
+              f"Over the report half's streams ranked: samples learned and predicted per second "
+              f"and peak memory, as the geometric mean of the ratio to {REFERENCE}'s on the "
+              f"same stream, and as medians (higher speed, lower memory is better).", "",
+              *speed_memory(recs, family), ""]
+    return lines
+
+
+def which_path(mode: str) -> Path:
+    return OUT / ("which.md" if mode == "full" else f"which-{mode}.md")
+
+
 def render(mode: str = "full", ours: str | None = None) -> Path:
     recs, ours = store.select(store.records(mode), ours)
     recs = consistent(recs, ours)
-    mine = [r for r in recs if r["family"] == "ours"]
-    peers = sorted({r["version"]["library"] for r in recs if r["family"] != "ours"})
-    lines = [f"# Benchmark report ({mode} run)", ""]
-    if mine:
-        v = mine[0]["version"]
-        lines.append(f"Our forests: code version `{v['key']}` (commit `{v['commit'][:10]}`, "
-                     f"package {v['package']}). Peers: {'; '.join(peers) or 'none'}.")
-    else:
-        lines.append(f"No records of ours in the store for this run. Peers: {'; '.join(peers) or 'none'}.")
+    lines = [f"# Benchmark report ({mode} run)", "", provenance(recs)]
     machines = sorted({r["machine"]["cpu"] for r in recs})
     lines += ["", f"Measured on: {'; '.join(machines)}. Prequential (predict, then learn, each "
               "sample), the same materialised samples for every model; time inside the models' "
@@ -285,11 +456,12 @@ def render(mode: str = "full", ours: str | None = None) -> Path:
         w.writerows(sorted(rows))
     path = OUT / f"{mode}.md"
     path.write_text("\n".join(lines) + "\n")
+    which_path(mode).write_text("\n".join(which(recs, mode)) + "\n")
     return path
 
 
 def main(quick: bool = False, ours: str | None = None) -> int:
     mode = "quick" if quick else "full"
     path = render(mode, ours)
-    print(f"wrote {path}")
+    print(f"wrote {path} and {which_path(mode)}")
     return 0

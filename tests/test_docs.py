@@ -107,6 +107,33 @@ def test_benchmark_page_shows_whatever_the_benchmark_recorded(tmp_path):
     assert "`python -m benchmarks experiment frontier --quick`" in listed
 
 
+def test_forest_pages_quote_the_recorded_defaults_runs(tmp_path):
+    hooks = _hooks(tmp_path)
+    assert "has not been recorded yet" in hooks.defaults_section("forests/xforest.md")
+    experiments = tmp_path / "benchmarks" / "results" / "experiments"
+    experiments.mkdir(parents=True)
+    (experiments / "defaults.md").write_text(
+        "# Defaults\n\n`python -m benchmarks experiment defaults` (run X)\n\n"
+        "### XForestClassifier\n\n| configuration |\n|---|\n| smoothing 0.5 **(chosen)** |\n\n"
+        "### BSPForestClassifier\n\n| configuration |\n|---|\n| paper |\n\n## Chosen\n")
+    (experiments / "defaults_report.md").write_text(
+        "# Defaults report\n\n`python -m benchmarks experiment defaults_report`\n\n"
+        "### XForestClassifier\n\n| defaults |\n\n## More than a point below\n\n"
+        "- XForestClassifier against paper: none\n- BSPForestClassifier against paper: iris\n")
+    section = hooks.defaults_section("forests/xforest.md")
+    assert section.startswith("## Defaults")
+    assert "#### XForestClassifier" in section and "smoothing 0.5 **(chosen)**" in section
+    assert "BSPForestClassifier" not in section  # another page's rows stay on that page
+    assert "(run X)" in section and "- XForestClassifier against paper: none" in section
+    page = "intro\n\n<!-- defaults-section -->\n## Parameters\n"
+
+    class Page:
+        class file:
+            src_uri = "forests/xforest.md"
+
+    assert "## Defaults" in hooks.on_page_markdown(page, Page, None, None)
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if CODE.search((DOCS / p).read_text("utf-8"))])
 def test_docs_examples(page):
     namespace = {"__name__": f"docs.{page}"}

@@ -56,7 +56,7 @@ QUICK_REPEATS = 1
 SETUPS = {5: list(range(5)), 10: list(range(10))}
 #: the Mondrian forest as fan2020 compares it and as these results were recorded: the paper's
 #: growth and mean leaves (its defaults before issue 17 moved them to recycling and linear leaves)
-MONDRIAN = dict(lifetime_scale=2.0, recycling=False, max_nodes=4095, leaf_model="mean")
+MONDRIAN = dict(growth_scale=2.0, recycling=False, memory_budget=None, max_nodes=4095, leaf_model="mean")
 MODELS = {
     "BSP": lambda seed: BSPForestRegressor(n_estimators=TREES, seed=seed),
     "Mondrian": lambda seed: MondrianForestRegressor(n_estimators=TREES, seed=seed, **MONDRIAN),
@@ -64,7 +64,7 @@ MODELS = {
 #: for reference: the node cap raised from the default 4,095 to 32,767 per tree for both
 UNCAPPED = 32_767
 REFERENCE = {
-    "BSP uncapped": lambda seed: BSPForestRegressor(n_estimators=TREES, seed=seed, max_nodes=UNCAPPED),
+    "BSP uncapped": lambda seed: BSPForestRegressor(n_estimators=TREES, seed=seed, memory_budget=None, max_nodes=UNCAPPED),
     "Mondrian uncapped": lambda seed: MondrianForestRegressor(
         n_estimators=TREES, seed=seed, **{**MONDRIAN, "max_nodes": UNCAPPED}),
 }

@@ -23,8 +23,8 @@ theoretical rate is n^(-2/(d+2)) = n^(-1/2):
   stream for a given seed.
 * Models (``MondrianForestRegressor``, n_estimators=10, smoothing=1.0 (set explicitly),
   max_nodes=10**6 so the memory cap never interferes, leaf_model="mean", recycling=False:
-  the paper's estimator): the consistent lifetime lambda_n = lifetime_scale * n^(1/4) with
-  lifetime_scale in {1, 4}, and the fixed lifetimes lambda in {2, 8}. Results are averaged
+  the paper's estimator): the consistent lifetime lambda_n = growth_scale * n^(1/4) with
+  growth_scale in {1, 4}, and the fixed lifetimes lambda in {2, 8}. Results are averaged
   over 3 seeds.
 
 One measurement (``measure``) is one (seed, model) pair: its excess risk at every checkpoint.
@@ -50,12 +50,12 @@ The consistent forests' excess risk keeps falling along the whole range, roughly
 n^(-1/2), while the fixed-lifetime forests plateau: lambda = 2 is a coarse partition whose
 bias dominates from the start (about 1.3e-2 at every n, slope ~0), lambda = 8 is finer and
 improves a little at small n, then flattens at about 2.1e-3 (slope ~0 over n >= 4000).
-The consistent forest with lifetime_scale=1 crosses below it near n = 4000; the one with
-lifetime_scale=4 is below it at every n. In the full run (3 seeds) the fitted
-slopes over n = 4000..64000 were about -0.58 (lifetime_scale=1) and -0.39 (lifetime_scale=4).
+The consistent forest with growth_scale=1 crosses below it near n = 4000; the one with
+growth_scale=4 is below it at every n. In the full run (3 seeds) the fitted
+slopes over n = 4000..64000 were about -0.58 (growth_scale=1) and -0.39 (growth_scale=4).
 The second is flatter than -0.5 but has the lower risk throughout. A likely reason: a
 Mondrian partition of lifetime lambda on the unit square has (1 + lambda)^2 cells on average,
-so with lifetime_scale=4 a leaf holds only about 4 to 15 samples over that range. The trees
+so with growth_scale=4 a leaf holds only about 4 to 15 samples over that range. The trees
 are then still pre-asymptotic (sparse and empty leaves lean on their parents), and the
 variance has not yet reached its asymptotic sigma^2 lambda^2 / n level. The slope is an
 estimate over a finite range of n, not the asymptotic exponent. A slope fitted on 5 points of
@@ -86,10 +86,10 @@ SMOOTHING = 1.0  # passed explicitly, so the results do not depend on the packag
 
 # name -> (key, keyword arguments of MondrianForestRegressor)
 MODELS = {
-    "consistent, scale=1": ("consistent-scale1", dict(lifetime="consistent", lifetime_scale=1.0)),
-    "consistent, scale=4": ("consistent-scale4", dict(lifetime="consistent", lifetime_scale=4.0)),
-    "fixed, lambda=2": ("fixed-lambda2", dict(lifetime=2.0)),
-    "fixed, lambda=8": ("fixed-lambda8", dict(lifetime=8.0)),
+    "consistent, scale=1": ("consistent-scale1", dict(growth="consistent", growth_scale=1.0)),
+    "consistent, scale=4": ("consistent-scale4", dict(growth="consistent", growth_scale=4.0)),
+    "fixed, lambda=2": ("fixed-lambda2", dict(growth=2.0)),
+    "fixed, lambda=8": ("fixed-lambda8", dict(growth=8.0)),
 }
 COLUMNS = ["x0", "x1"]
 
@@ -134,7 +134,7 @@ def measure(params: dict) -> dict:
 
     # the paper's estimator: mean leaves, no cap in reach (so no recycling)
     model = MondrianForestRegressor(n_estimators=params["n_estimators"], smoothing=SMOOTHING,
-                                    max_nodes=10**6, seed=seed, leaf_model="mean",
+                                    memory_budget=None, max_nodes=10**6, seed=seed, leaf_model="mean",
                                     recycling=False, **params["kwargs"])
     risks = []
     for _ in _common.learn_to_checkpoints(model, X_df, y_s, checkpoints, BATCH):

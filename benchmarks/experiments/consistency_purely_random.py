@@ -27,21 +27,21 @@ exactly:
   seed=s)`` (smoothing set to the package default explicitly; max_nodes so high the memory
   cap never interferes, except where it is the point):
 
-  - the consistent schedule k_n = floor(cuts_scale * n^cuts_exponent) with
-    (cuts_scale, cuts_exponent) = (1, 0.5) and (4, 0.7) (the package default), each with
+  - the consistent schedule k_n = floor(growth_scale * n^growth_exponent) with
+    (growth_scale, growth_exponent) = (1, 0.5) and (4, 0.7) (the package default), each with
     ``split="uniform"`` (theorem 2) and ``split="scale_invariant"`` (theorem 4);
-  - the fixed-k forests: with ``cuts=k`` a tree follows the schedule up to k cuts,
-    k_n = min(k, floor(cuts_scale * n^cuts_exponent)), then stops cutting (its leaves keep
-    learning). ``cuts=16`` and ``cuts=256`` with ``cuts_scale=1, cuts_exponent=0.5`` (uniform
-    split) and ``cuts=256`` with the same schedule and the scale-invariant split: they
+  - the fixed-k forests: with ``growth=k`` a tree follows the schedule up to k cuts,
+    k_n = min(k, floor(growth_scale * n^growth_exponent)), then stops cutting (its leaves keep
+    learning). ``growth=16`` and ``growth=256`` with ``growth_scale=1, growth_exponent=0.5`` (uniform
+    split) and ``growth=256`` with the same schedule and the scale-invariant split: they
     coincide with the n^0.5 columns of the same split (same seed, same cuts) until the k-th
-    cut, at n = k^2 (256 and 65,536), then stall. And ``cuts=256`` alone, on the default
+    cut, at n = k^2 (256 and 65,536), then stall. And ``growth=256`` alone, on the default
     schedule 4 n^0.7, which reaches 256 cuts at n = 381;
   - the package defaults, 4 n^0.7 with ``max_nodes=4095``: the memory cap stops the trees at
     2,047 cuts, reached at n = 7,415, a fixed-k forest too.
 
   As a check, for the first seed the n^0.5 schedule capped at 256 cuts by ``max_nodes=513``
-  instead of ``cuts=256`` is run as well and compared with ``cuts=256 n^0.5`` at every
+  instead of ``growth=256`` is run as well and compared with ``growth=256 n^0.5`` at every
   checkpoint (the same forest is expected: the cap and a fixed k stop the trees alike).
 
   Results are averaged over 5 seeds.
@@ -49,7 +49,7 @@ exactly:
 One measurement (``measure``) is one (seed, model) pair: its excess error at every
 checkpoint, and at the last one its cuts per tree, its error on noisy labels and the balance
 of its cells; the check of the cap is one more measurement (the capped forest and its
-``cuts=256 n^0.5`` twin, first seed). The report writes Markdown tables (rows: n, columns:
+``growth=256 n^0.5`` twin, first seed). The report writes Markdown tables (rows: n, columns:
 models) of the excess error L(g_n) - L* and of the error L(g_n); for each model the least-squares slope of
 log(excess error) against log(n) over the last 5 checkpoints (n >= 128,000 in the full run),
 of the mean curve and per seed; and, at the last checkpoint, the cuts per tree and how
@@ -75,7 +75,7 @@ The conclusions of the recorded full run are ``CONCLUSIONS`` below (also written
 .md). In short: every consistent forest's excess error keeps falling to n = 2,048,000 and
 every fixed-k forest plateaus (slopes -0.14 to -0.37 against |slope| <= 0.003), as theorems 2
 and 4 say. A fixed k follows the schedule up to k, so each fixed-k forest is its consistent
-twin stopped at k cuts (`cuts=256 n^0.5` is `n^0.5` until its 256th cut, at n = 65,536),
+twin stopped at k cuts (`growth=256 n^0.5` is `n^0.5` until its 256th cut, at n = 65,536),
 and its plateau falls with k (excess error 6.1e-2 with 16 cuts, 3.35e-2 to 3.68e-2 with 256,
 2.32e-2 with the defaults' 2,047), with cells like the paper's tree with as many cuts. The uniform purely
 random forest converges slowly (error 0.120 at two million samples with n^0.5, 0.108 with
@@ -112,31 +112,31 @@ N_PAPER_TREES = 10  # simulated batch trees per k for the cell-balance reference
 # name -> keyword arguments of PurelyRandomForestClassifier (besides n_estimators, smoothing,
 # seed); max_nodes is 10**6 unless given
 MODELS = {
-    "n^0.5": dict(cuts="consistent", cuts_scale=1.0, cuts_exponent=0.5),
-    "n^0.5 SI": dict(cuts="consistent", cuts_scale=1.0, cuts_exponent=0.5, split="scale_invariant"),
-    "4n^0.7": dict(cuts="consistent", cuts_scale=4.0, cuts_exponent=0.7),
-    "4n^0.7 SI": dict(cuts="consistent", cuts_scale=4.0, cuts_exponent=0.7, split="scale_invariant"),
-    "cuts=16 n^0.5": dict(cuts=16, cuts_scale=1.0, cuts_exponent=0.5),
-    "cuts=256 n^0.5": dict(cuts=256, cuts_scale=1.0, cuts_exponent=0.5),
-    "cuts=256 n^0.5 SI": dict(cuts=256, cuts_scale=1.0, cuts_exponent=0.5, split="scale_invariant"),
-    "cuts=256": dict(cuts=256),
+    "n^0.5": dict(growth="consistent", growth_scale=1.0, growth_exponent=0.5),
+    "n^0.5 SI": dict(growth="consistent", growth_scale=1.0, growth_exponent=0.5, split="scale_invariant"),
+    "4n^0.7": dict(growth="consistent", growth_scale=4.0, growth_exponent=0.7),
+    "4n^0.7 SI": dict(growth="consistent", growth_scale=4.0, growth_exponent=0.7, split="scale_invariant"),
+    "growth=16 n^0.5": dict(growth=16, growth_scale=1.0, growth_exponent=0.5),
+    "growth=256 n^0.5": dict(growth=256, growth_scale=1.0, growth_exponent=0.5),
+    "growth=256 n^0.5 SI": dict(growth=256, growth_scale=1.0, growth_exponent=0.5, split="scale_invariant"),
+    "growth=256": dict(growth=256),
     "defaults": dict(max_nodes=4095),
 }
 #: the models' names in the measurements' keys (file names)
 KEYS = {
     "n^0.5": "n0.5", "n^0.5 SI": "n0.5-SI", "4n^0.7": "4n0.7", "4n^0.7 SI": "4n0.7-SI",
-    "cuts=16 n^0.5": "cuts16-n0.5", "cuts=256 n^0.5": "cuts256-n0.5",
-    "cuts=256 n^0.5 SI": "cuts256-n0.5-SI", "cuts=256": "cuts256", "defaults": "defaults",
+    "growth=16 n^0.5": "cuts16-n0.5", "growth=256 n^0.5": "cuts256-n0.5",
+    "growth=256 n^0.5 SI": "cuts256-n0.5-SI", "growth=256": "cuts256", "defaults": "defaults",
 }
 CONSISTENT = ["n^0.5", "n^0.5 SI", "4n^0.7", "4n^0.7 SI"]
-# the check: the n^0.5 schedule capped at 256 cuts by max_nodes against cuts=256 (first seed)
-CAP_CHECK = ("cuts=256 n^0.5", dict(cuts="consistent", cuts_scale=1.0, cuts_exponent=0.5,
+# the check: the n^0.5 schedule capped at 256 cuts by max_nodes against growth=256 (first seed)
+CAP_CHECK = ("growth=256 n^0.5", dict(growth="consistent", growth_scale=1.0, growth_exponent=0.5,
                                     max_nodes=2 * 256 + 1))
 LEGEND = """Columns: `n^0.5` = k_n = floor(n^0.5), `4n^0.7` = k_n = floor(4 n^0.7) (the
 package's default schedule); `SI` = `split="scale_invariant"` (theorem 4), otherwise
-`split="uniform"` (theorem 2); `cuts=k n^0.5` = `cuts=k, cuts_scale=1, cuts_exponent=0.5`:
+`split="uniform"` (theorem 2); `growth=k n^0.5` = `growth=k, growth_scale=1, growth_exponent=0.5`:
 k_n = min(k, floor(n^0.5)), the n^0.5 schedule stopped at k cuts (reached at n = k^2);
-`cuts=256` = `cuts=256` on the default schedule, min(256, floor(4 n^0.7)) (256 cuts at
+`growth=256` = `growth=256` on the default schedule, min(256, floor(4 n^0.7)) (256 cuts at
 n = 381); `defaults` = the package's defaults (4 n^0.7 and `max_nodes=4095`, so 2,047 cuts,
 reached at n = 7,415)."""
 COLUMNS = ["x0", "x1"]
@@ -150,11 +150,11 @@ CONCLUSIONS = """\
   SI), -0.22 (4 n^0.7) and -0.37 (4 n^0.7 SI) (per seed: standard deviation 0.03 to 0.07;
   the slopes table gives the range). Every fixed-k forest is flat over the same range (slope
   of the mean curve between -0.003 and 0.001; per seed between -0.019 and 0.016). A fixed k
-  follows the schedule up to k, k_n = min(k, floor(cuts_scale n^cuts_exponent)), so each
-  fixed-k column is its consistent twin stopped at k cuts. `cuts=256 n^0.5` is identical to
+  follows the schedule up to k, k_n = min(k, floor(growth_scale n^growth_exponent)), so each
+  fixed-k column is its consistent twin stopped at k cuts. `growth=256 n^0.5` is identical to
   `n^0.5` up to n = 64,000 (same seed, same cuts; its 256th cut comes at n = 65,536), then
-  stops at an excess error of 3.35e-2 while `n^0.5` goes on down to 2.04e-2; `cuts=256 n^0.5
-  SI` leaves `n^0.5 SI` at the same point and stays at 2.43e-2 against 1.36e-2. `cuts=16
+  stops at an excess error of 3.35e-2 while `n^0.5` goes on down to 2.04e-2; `growth=256 n^0.5
+  SI` leaves `n^0.5 SI` at the same point and stays at 2.43e-2 against 1.36e-2. `growth=16
   n^0.5` (16th cut at n = 256) is flat at about 6.1e-2 from n = 2,000, and the package
   defaults (`defaults`: max_nodes=4095 stops the trees at 2,047 cuts at n = 7,415) follow
   `4n^0.7` to n = 8,000, then stay at 2.3e-2 while the uncapped forest reaches 8.3e-3. This
@@ -165,11 +165,11 @@ CONCLUSIONS = """\
   3.35e-2 to 3.68e-2 with 256 and 2.32e-2 with 2,047 (uniform split). Their cells are like
   those of the paper's batch tree with as many cuts: 7 effective cells with 16 cuts (the
   paper's tree: 7), 28 with 256 (24) and 70 with 2,047 (66). When the k cuts are made
-  matters little: `cuts=256` on the default schedule (all 256 cuts by n = 381) levels off at
-  3.68e-2 with 25 effective cells, against 3.35e-2 and 28 cells for `cuts=256 n^0.5` (cuts
+  matters little: `growth=256` on the default schedule (all 256 cuts by n = 381) levels off at
+  3.68e-2 with 25 effective cells, against 3.35e-2 and 28 cells for `growth=256 n^0.5` (cuts
   spread up to n = 65,536), a gap within the seed-to-seed spread (standard deviations 5.2e-3
   and 9.6e-3 at n = 2,048,000). The memory cap acts as a fixed k: the n^0.5 schedule stopped
-  at 256 cuts by `max_nodes=513` is the same forest as `cuts=256 n^0.5` (for the first seed,
+  at 256 cuts by `max_nodes=513` is the same forest as `growth=256 n^0.5` (for the first seed,
   the same prediction on all 50,000 test points at every checkpoint). With the
   scale-invariant split the 256 cells are more balanced (59 effective cells, the largest
   holding 13% of the mass, against 28 and 21% with the uniform split) and the plateau is
@@ -200,7 +200,7 @@ CONCLUSIONS = """\
 * **Caveats.** One distribution (d = 2, a smooth boundary, label noise 0.1), 10 trees, 5
   seeds. The slopes are fitted on 5 points of a 5-seed mean and describe this range, not an
   asymptotic rate. The excess errors at n = 2,048,000 vary across seeds (standard deviation
-  6.9e-3 for `n^0.5`, 1.8e-4 for `4n^0.7 SI`, 1.1e-2 for `cuts=16 n^0.5`). The error is
+  6.9e-3 for `n^0.5`, 1.8e-4 for `4n^0.7 SI`, 1.1e-2 for `growth=16 n^0.5`). The error is
   computed from eta; on the noisy labels of the same test points `n^0.5` errs 0.1217 against
   0.1204 computed, within the 0.0013 standard deviation of a noisy test set.
 """
@@ -269,6 +269,7 @@ def make_model(kwargs: dict, seed: int):
 
     kwargs = dict(kwargs)
     kwargs.setdefault("max_nodes", 10**6)
+    kwargs.setdefault("memory_budget", None)
     return PurelyRandomForestClassifier(n_estimators=N_ESTIMATORS, smoothing=SMOOTHING, seed=seed,
                                         **kwargs)
 
@@ -342,7 +343,7 @@ def measure(params: dict) -> dict:
     cells = [balance(cell_masses(tree)) for tree in model.trees]
     return {
         "excess": [MARGIN * float(np.mean(p != star_test)) for p in preds],
-        "cuts": float(model.n_cuts / N_ESTIMATORS),
+        "growth": float(model.n_cuts / N_ESTIMATORS),
         "noisy": float(np.mean(preds[-1] != y_test_noisy)),
         "cells": float(np.mean([c[0] for c in cells])),
         "largest": float(np.mean([c[1] for c in cells])),

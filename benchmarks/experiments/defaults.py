@@ -40,7 +40,7 @@ QUICK_N = 2_000
 #: every other label is a candidate for the default (its params over the new defaults)
 CANDIDATES = {
     "MondrianForestClassifier": {
-        "today": {"memory_budget": None, "max_nodes": 1023, "growth_scale": 65536.0},
+        "today": {"memory_budget": None, "max_nodes": 1023, "growth_scale": 65536.0, "smoothing": 0.5},
         "before issue 17": {"memory_budget": None, "max_nodes": 4095, "growth_scale": 2.0,
                             "recycling": False},
         "paper": {"growth_scale": 1.0, "recycling": False, "smoothing": 0.0},
@@ -56,6 +56,7 @@ CANDIDATES = {
         "scale 2": {"growth_scale": 2.0},
         "scale 65536": {"growth_scale": 65536.0},
         "scale 0.5, mean leaves": {"growth_scale": 0.5, "leaf_model": "mean"},
+        "scale 0.5, 4MB": {"growth_scale": 0.5, "memory_budget": "4MB"},
     },
     "PurelyRandomForestClassifier": {
         "today": {"memory_budget": None, "max_nodes": 4095, "split": "uniform", "growth_exponent": 0.7},
@@ -74,29 +75,28 @@ CANDIDATES = {
         "scale-invariant, n^0.8": {"split": "scale_invariant", "growth_exponent": 0.8},
     },
     "BSPForestClassifier": {
-        "today": {"memory_budget": None, "max_nodes": 4095},
+        "today": {"memory_budget": None, "max_nodes": 4095, "smoothing": 0.0},
         "paper": {"growth_scale": 1.0, "smoothing": 0.0},
-        "scale 4": {"growth_scale": 4.0, "smoothing": 0.0},
-        "32 pairs": {"growth_scale": 1.0, "max_pairs": 32, "smoothing": 0.0},
         "smoothing 0.5": {"growth_scale": 1.0, "smoothing": 0.5},
+        "16MB": {"memory_budget": "16MB", "smoothing": 0.0},
+        "16MB, smoothing 0.5": {"memory_budget": "16MB", "smoothing": 0.5},
     },
     "BSPForestRegressor": {
-        "today": {"memory_budget": None, "max_nodes": 4095},
+        "today": {"memory_budget": None, "max_nodes": 4095, "smoothing": 0.0},
         "paper": {"growth_scale": 1.0, "smoothing": 0.0},
-        "scale 4": {"growth_scale": 4.0, "smoothing": 0.0},
-        "smoothing 0.5": {"growth_scale": 1.0, "smoothing": 0.5},
+        "16MB": {"memory_budget": "16MB", "smoothing": 0.0},
     },
     "StreamPartitionForestClassifier": {
-        "today": {"memory_budget": None, "max_nodes": 4095},
+        "today": {"memory_budget": None, "max_nodes": 4095, "max_active_leaves": 128},
         "paper": {"max_features": 11.0, "candidate_points": 10, "alpha": 5.0, "beta": 10.0,
                   "aggregation": "vote", "smoothing": 0.0},
-        "17 features": {"max_features": 17.0},
-        "9 features": {"max_features": 9.0},
-        "alpha 4": {"max_features": 17.0, "alpha": 4.0},
+        "17 features": {"max_features": 17.0, "max_active_leaves": 128},
+        "9 features": {"max_features": 9.0, "max_active_leaves": 128},
+        "alpha 4": {"max_features": 17.0, "alpha": 4.0, "max_active_leaves": 128},
         "256 active leaves": {"max_features": 17.0, "max_active_leaves": 256},
     },
     "XForestClassifier": {
-        "today": {"memory_budget": None, "max_nodes": 32767},
+        "today": {"memory_budget": None, "max_nodes": 32767, "smoothing": 0.0},
         "paper": {"max_features": "sqrt", "batch_size": 100, "smoothing": 0.0},
         "half the features": {"max_features": 0.5, "smoothing": 0.0},
         "batch 50": {"batch_size": 50, "smoothing": 0.0},
@@ -209,6 +209,12 @@ def _table(results, forest, half, chosen_label=None) -> tuple[list[str], str | N
 
 
 REPORT_CONFIGS: dict = {}
+
+
+def _common_outputs(name: str, quick: bool):
+    from benchmarks.experiments import _common
+
+    return _common.outputs(name, quick)
 
 
 def report(results: dict, quick: bool, half: str = HALF, name: str = NAME) -> None:

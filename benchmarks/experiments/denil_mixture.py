@@ -36,7 +36,7 @@ accuracy as a horizontal line). This experiment repeats it for
   - ``defaults, 10 trees``: every parameter at the estimator's default, read from the class
     signature at run time (the recorded values are in the output);
   - ``paper, 10 trees`` and ``paper, 100 trees``: section 5.1's parameters,
-    candidate_features = 1 (lambda), candidate_points = 10 (m), min_gain = 0.001 (tau),
+    max_features = 2 (lambda = 1), candidate_points = 10 (m), min_gain = 0.001 (tau),
     alpha = 1 and alpha_growth = 1.1 (alpha(d) = 1.1^d), beta = 1000 (beta(d) =
     1000 alpha(d)), with smoothing = 0 (the paper's leaf estimate), aggregation = "vote"
     (proposition 2's voting classifier), an unbounded fringe (max_active_leaves = 2**30) and
@@ -109,7 +109,7 @@ BAYES_SEED = 2013
 CHECK_SEED = 99            # the checks' short training stream (3,000 points)
 
 PAPER = dict(
-    candidate_features=1.0,    # lambda = 1
+    max_features=2.0,          # lambda = max_features - 1 = 1
     candidate_points=10,       # m = 10
     min_gain=0.001,            # tau = 0.001
     alpha=1.0,                 # alpha(d) = 1.1^d
@@ -119,6 +119,7 @@ PAPER = dict(
     aggregation="vote",        # the voting classifier of proposition 2
     max_active_leaves=2**30,   # unbounded fringe
     max_nodes=2**20 - 1,       # no node cap in the paper
+    memory_budget=None,
 )
 
 

@@ -10,15 +10,15 @@ learn, each sample; only the model's own calls are timed), 10 trees, seed 1,
 ``covtype.csv.gz`` and ``elec.csv`` in the shared data folder as the former script read them
 (not through the stream registry: see ``_common.samples``). One measurement per run:
 
-- ``MondrianForestClassifier`` with its defaults (``recycling=True, lifetime_scale=65536``)
+- ``MondrianForestClassifier`` with its defaults (``recycling=True, growth_scale=65536``)
   at ``max_nodes`` in {255, 511, 1023, 2047, 4095, 8191}: "recycling (default)";
-- the paper's growth, the default before: ``recycling=False, lifetime_scale=2.0`` at the same
+- the paper's growth, the default before: ``recycling=False, growth_scale=2.0`` at the same
   caps, whose trees stop splitting at the cap: "paper growth, frozen at the cap"; on covtype
   also one point of it with a larger scale and a cap of 65535,
-  ``lifetime_scale=16, max_nodes=65535`` (meant as a nearly uncapped reference: the table says
+  ``growth_scale=16, max_nodes=65535`` (meant as a nearly uncapped reference: the table says
   whether its trees reached the cap), stopped (and reported as skipped) if it has not finished
   after 4 minutes of wall time (run it beside other jobs and it may be);
-- the defaults plus ``use_aggregation=True`` (AMF's aggregation) at the default ``max_nodes``;
+- the defaults plus ``weighted_prunings=True`` (AMF's aggregation) at the default ``max_nodes``;
 - river's ``forest.AMFClassifier(n_estimators=10, seed=1)`` and
   ``forest.ARFClassifier(n_models=10, seed=1)``.
 
@@ -52,13 +52,13 @@ SEED = 1
 CAPS = [255, 511, 1023, 2047, 4095, 8191]
 QUICK_CAPS = [255, 1023, 8191]
 ROWS = {"covtype": 100_000, "elec": 45_312}
-PAPER = dict(recycling=False, lifetime_scale=2.0)
-REFERENCE = dict(recycling=False, lifetime_scale=16.0, max_nodes=65535)  # covtype only
+PAPER = dict(recycling=False, growth_scale=2.0, memory_budget=None)
+REFERENCE = dict(recycling=False, growth_scale=16.0, max_nodes=65535, memory_budget=None)  # covtype only
 REFERENCE_LIMIT = 240.0  # wall seconds before the reference point is given up
 TARGETS = {"covtype": (0.88, 40.0), "elec": (0.80, None)}  # (accuracy, within MB)
 RECYCLING = "recycling (default)"
 PAPER_CURVE = "paper growth, frozen at the cap"
-AGGREGATION = "defaults + use_aggregation"
+AGGREGATION = "defaults + weighted_prunings"
 UNCAPPED = "paper growth, scale 16, cap 65535"
 AMF = "AMFClassifier (river)"
 ARF = "ARFClassifier (river)"
@@ -68,11 +68,12 @@ CURVES = {RECYCLING: "recycling", PAPER_CURVE: "paper", AGGREGATION: "aggregatio
 
 
 def _defaults() -> tuple[int, dict]:
-    from river_forests import MondrianForestClassifier
-
-    m = MondrianForestClassifier()
-    return m.max_nodes, {k: getattr(m, k) for k in ("recycling", "lifetime_scale", "use_aggregation",
-                                                    "smoothing")}
+    """The recycling curve's configuration: the Mondrian classifier's defaults of 0.1 (a node
+    cap, lifetime scale 65536), which this experiment chose; 0.2.0 bounds memory in bytes
+    (``memory_budget``) and ranks its defaults on the benchmark (the ``defaults`` and
+    ``budget_frontier`` experiments)."""
+    return 1023, {"recycling": True, "growth_scale": 65536.0, "weighted_prunings": False,
+                  "smoothing": 0.5, "memory_budget": None}
 
 
 DEFAULT_CAP, DEFAULTS = _defaults()
@@ -157,11 +158,11 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
                 add(stream, UNCAPPED, {"family": "ours", "params": dict(REFERENCE)},
                     REFERENCE["max_nodes"], wall_limit=REFERENCE_LIMIT)
         for cap in caps:
-            add(stream, RECYCLING, {"family": "ours", "params": {"max_nodes": cap}}, cap)
+            add(stream, RECYCLING, {"family": "ours", "params": {"max_nodes": cap, **DEFAULTS}}, cap)
         for cap in caps:
             add(stream, PAPER_CURVE, {"family": "ours", "params": {"max_nodes": cap, **PAPER}}, cap)
-        add(stream, AGGREGATION, {"family": "ours", "params": {"max_nodes": DEFAULT_CAP,
-                                                              "use_aggregation": True}}, DEFAULT_CAP)
+        add(stream, AGGREGATION, {"family": "ours", "params": {**DEFAULTS, "max_nodes": DEFAULT_CAP,
+                                                              "weighted_prunings": True}}, DEFAULT_CAP)
     return out
 
 
@@ -285,19 +286,19 @@ def findings(stream: str, res: list) -> list[str]:
                           if r["cap_last"] is not None else
                           f"{r['n_at_cap']} of its trees reached the cap")
                 out.append(
-                    f"The paper growth with lifetime_scale=16 and max_nodes=65,535 gives "
+                    f"The paper growth with growth_scale=16 and max_nodes=65,535 gives "
                     f"{pct(r)} in {mib(r):.2f} MiB, peak {r['peak_total']:,} nodes (largest tree "
                     f"{r['peak_tree']:,}; {capped}), {rate(r)} samples/s.")
             else:
                 out.append(
-                    f"The paper growth with lifetime_scale=16 and max_nodes=65,535 was "
+                    f"The paper growth with growth_scale=16 and max_nodes=65,535 was "
                     f"skipped: it had not finished after {REFERENCE_LIMIT / 60:.0f} minutes "
                     f"({r['n']:,} samples learned, {pct(r)} on them, {r['peak_total']:,} nodes).")
     agg = [r for r in res if r["curve"] == AGGREGATION]
     if agg and d is not None:
         a = agg[0]
         out.append(
-            f"Aggregation (use_aggregation=True on the defaults, max_nodes={DEFAULT_CAP:,}): {pct(a)} "
+            f"Aggregation (weighted_prunings=True on the defaults, max_nodes={DEFAULT_CAP:,}): {pct(a)} "
             f"against {pct(d)} without ({100 * (a['accuracy'] - d['accuracy']):+.2f} points), "
             f"{mib(a):.2f} vs {mib(d):.2f} MiB, {rate(a)} vs {rate(d)} samples/s.")
     for r in res:
@@ -397,14 +398,14 @@ def report(results: dict, quick: bool) -> None:
         "`metrics.Accuracy()`, on "
         + ("elec (45,312 rows)" if quick else "covtype's first 100,000 rows and elec (45,312 rows)")
         + ". Curves: **recycling (default)** is `MondrianForestClassifier` with "
-        f"its defaults (`recycling={DEFAULTS['recycling']}, lifetime_scale={DEFAULTS['lifetime_scale']:g}, "
-        f"use_aggregation={DEFAULTS['use_aggregation']}, smoothing={DEFAULTS['smoothing']:g}`, "
+        f"its defaults (`recycling={DEFAULTS['recycling']}, growth_scale={DEFAULTS['growth_scale']:g}, "
+        f"weighted_prunings={DEFAULTS['weighted_prunings']}, smoothing={DEFAULTS['smoothing']:g}`, "
         f"`max_nodes={DEFAULT_CAP}`) at each max_nodes (the default cap marked in the tables); "
-        "**paper growth, frozen at the cap** is `recycling=False, lifetime_scale=2.0` (the defaults "
-        "before), whose trees stop splitting at the cap; **defaults + use_aggregation** adds AMF's "
+        "**paper growth, frozen at the cap** is `recycling=False, growth_scale=2.0` (the defaults "
+        "before), whose trees stop splitting at the cap; **defaults + weighted_prunings** adds AMF's "
         "aggregation to the defaults"
         + ("; on covtype, **paper growth, scale 16, cap 65535** is the paper's growth with a cap of "
-           "65535, meant as a nearly uncapped reference (`recycling=False, lifetime_scale=16, "
+           "65535, meant as a nearly uncapped reference (`recycling=False, growth_scale=16, "
            f"max_nodes=65535`, given up after {REFERENCE_LIMIT / 60:.0f} minutes of wall time); "
            "river's `forest.AMFClassifier(n_estimators=10, seed=1)` and "
            "`forest.ARFClassifier(n_models=10, seed=1)` as single points" if not quick else "")
