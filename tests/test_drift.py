@@ -199,13 +199,14 @@ def until_adapted(model, data, need_background=True) -> int:
 #: the changes, n/3 to 2n/3); seed 1, 5 trees. Measured ratios: BSP 0.59, Mondrian 0.59,
 #: purely random 0.86, stream partitioning 0.62 (classifiers); BSP 0.89, Mondrian 0.86,
 #: purely random 0.97 (regressors); XForest (no swaps) 1.44.
-RATIO = {"PurelyRandomForestClassifier": 0.9, "BSPForestRegressor": 0.95,
-         "MondrianForestRegressor": 0.95}
+RATIO = {"BSPForestRegressor": 0.95, "MondrianForestRegressor": 0.95}
 #: the forests whose detectors do not buy accuracy on these streams (asserted not to cost
 #: more than 5%): purely random trees cut at random, whatever the labels, so a fresh tree
 #: is not much better than an old one; XForest's trees keep growing from every batch and a
 #: fresh XTree learns Agrawal function 2 slowly
-NO_GAIN = {"PurelyRandomForestRegressor"}
+NO_GAIN = {"PurelyRandomForestRegressor", "PurelyRandomForestClassifier"}
+# (the classifier gained 10% with the uniform split, its default before 0.2.0; with the
+# scale-invariant split a fresh tree waits for its reservoirs before it cuts: 4% here)
 #: forests whose detectors cost accuracy here, so only the bookkeeping is asserted: XForest's
 #: trees keep growing from every batch (they follow the change), while a replaced XTree starts
 #: from nothing (error after the drift 0.205 with ARF's detectors against 0.143 without)
@@ -642,7 +643,8 @@ def test_a_binary_detector_adapts_a_classifier(cls):
     assert sum(model.warnings_per_tree) >= 1
     assert sum(p > at for p, _ in model.drift_log) >= 0.75 * len(model.drift_log)
     if not batch_native(cls):
-        assert np.mean(losses[at:]) <= 0.9 * np.mean(plain_losses(cls, N_CLF)[at:])
+        bound = 1.05 if cls.__name__ in NO_GAIN else 0.9
+        assert np.mean(losses[at:]) <= bound * np.mean(plain_losses(cls, N_CLF)[at:])
 
 
 # ------------------------------------------------------------------------------- bad input
