@@ -1,15 +1,15 @@
 """Accuracy against the memory budget, for few and many classes: every classifier at its defaults.
 
-    python -m benchmarks experiment budget_frontier            # elec (2 classes) and rbf-10 (10 classes)
+    python -m benchmarks experiment budget_frontier            # elec (2 classes) and rbf-10 (10 classes), 20,000 samples each
     python -m benchmarks experiment budget_frontier --quick    # their first 5,000 samples, three budgets
     python -m benchmarks experiment budget_frontier --jobs 2   # in 2 processes
 
 Every classifier of ``river_forests.__all__`` (the purely random forest at its default split)
 at its defaults but ``memory_budget``, 10 trees, seed 42, progressive validation
 (``river_forests._progressive.progressive_run``, accuracy) at budgets of 250 KB, 1 MB, 4 MB,
-16 MB and 64 MB on two streams of the benchmark's **tuning half**: elec (45,312 samples, 2
-classes, 8 features) for few classes and rbf-10 (20,000 samples of RandomRBF, 10 classes, 20
-features) for many. One measurement is one (stream, forest, budget). For each: the accuracy,
+16 MB and 64 MB on the first 20,000 samples of two streams of the benchmark's **tuning half**:
+elec (2 classes, 8 features) for few classes and rbf-10 (RandomRBF, 10 classes, 20 features)
+for many. One measurement is one (stream, forest, budget). For each: the accuracy,
 samples/s and the model's size at the end as river measures it (``_raw_memory_usage``) against
 the budget. Writes ``benchmarks/results/experiments/budget_frontier.{md,png}`` (``_quick``
 with ``--quick``): a table per stream and accuracy against budget (log scale), one panel per
@@ -28,6 +28,7 @@ STREAMS = {"elec": "2 classes, 8 features", "rbf-10": "10 classes, 20 features"}
 BUDGETS = ["250KB", "1MB", "4MB", "16MB", "64MB"]
 QUICK_BUDGETS = ["250KB", "4MB", "64MB"]
 QUICK_N = 5_000
+FULL_N = 20_000
 
 
 def _forests() -> list[str]:
@@ -44,7 +45,7 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
     out = []
     for stream in STREAMS:
         assert REGISTRY[stream].half == "tuning", stream
-        n = min(QUICK_N, REGISTRY[stream].n) if quick else REGISTRY[stream].n
+        n = min(QUICK_N if quick else FULL_N, REGISTRY[stream].n)
         for forest in _forests():
             for budget in QUICK_BUDGETS if quick else BUDGETS:
                 out.append((f"{stream}-{forest}-{budget}",
