@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from river import base, proba
 
+from ._core._features import string_code
 from ._core._forest import ForestCore
 from ._core._random import tree_seed
 
@@ -646,12 +647,16 @@ class BaseForest(base.Estimator, abc.ABC):
         if not X.columns.is_unique:
             dups = X.columns[X.columns.duplicated()].unique().tolist()
             raise ValueError(f"X has duplicate column names {dups!r}: each feature needs one column")
-        try:
-            # one call for the whole frame: a per-column .iloc loop costs ~0.1 ms a column
-            values = X.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError, OverflowError):
-            values = np.column_stack([_column(X, j) for j in range(X.shape[1])]) if X.shape[1] \
-                else np.empty((len(X), 0))
+        if all(pd.api.types.is_numeric_dtype(t) for t in X.dtypes):
+            try:
+                # one call for the whole frame: a per-column .iloc loop costs ~0.1 ms a column
+                values = X.to_numpy(dtype=np.float64, na_value=np.nan)
+                return values, X.columns.tolist()
+            except (TypeError, ValueError, OverflowError):
+                pass
+        # a column of strings (categories), objects, or ints beyond a double: one at a time
+        values = np.column_stack([_column(X, j) for j in range(X.shape[1])]) if X.shape[1] \
+            else np.empty((len(X), 0))
         return values, X.columns.tolist()
 
     @staticmethod
@@ -716,31 +721,39 @@ def _rising(detector, before) -> bool:
 
 
 def _column(X: pd.DataFrame, j: int) -> np.ndarray:
-    """Column `j` as float64, the slow way: values beyond a double's range are missing (as in
-    `learn_one`), a value that is not a real number is a TypeError naming the feature."""
+    """Column `j` as float64, as `learn_one` reads a value: a string is a category, stored as
+    its code (`string_code`); None, NA and values beyond a double's range are missing; any
+    other value that is not a real number is a TypeError naming the feature."""
     col = X.iloc[:, j]
-    try:
-        return col.to_numpy(dtype=np.float64, na_value=np.nan)
-    except OverflowError:
-        pass
-    except (TypeError, ValueError):
-        bad = next(
-            (v for v in col if v is not None and v is not pd.NA
-             and not isinstance(v, (numbers.Real, np.bool_))),
-            None,
-        )
-        raise TypeError(
-            f"feature {X.columns[j]!r} has a value of type {type(bad).__name__} ({bad!r}); "
-            "river_forests trees need real numbers: encode it first, e.g. with "
-            "river.preprocessing.OneHotEncoder or river.compose.SelectType"
-        ) from None
-    out = np.empty(len(col))
-    for i, v in enumerate(col):
+    if pd.api.types.is_numeric_dtype(col.dtype):
         try:
-            out[i] = np.nan if v is None or v is pd.NA else float(v)
-        except OverflowError:
-            out[i] = np.nan
-    return out
+            return col.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    # each distinct value once: a column of categories costs its distinct values in Python
+    try:
+        codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    except TypeError:  # an unhashable value (a list, ...): the loop below names it
+        codes, uniques = np.arange(len(col)), col.to_numpy(dtype=object)
+    mapped = np.empty(len(uniques) + 1)
+    mapped[-1] = np.nan  # the sentinel -1: None, NaN, NA
+    for i, v in enumerate(np.asarray(uniques, dtype=object)):
+        if isinstance(v, str):
+            mapped[i] = string_code(v)
+        elif v is None or v is pd.NA:
+            mapped[i] = np.nan
+        elif isinstance(v, (numbers.Real, np.bool_)):
+            try:
+                mapped[i] = float(v)
+            except OverflowError:
+                mapped[i] = np.nan
+        else:
+            raise TypeError(
+                f"feature {X.columns[j]!r} has a value of type {type(v).__name__} ({v!r}); "
+                "river_forests trees take real numbers and strings (categories): convert it "
+                "first, e.g. with str, or drop it with river.compose.SelectType"
+            )
+    return mapped[codes]
 
 
 class ForestClassifier(BaseForest, base.MiniBatchClassifier):

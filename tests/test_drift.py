@@ -680,7 +680,7 @@ def test_bad_input_raises_and_changes_nothing(cls):
         (ValueError, lambda: model.learn_many(X, pd.Series(ys[:10] + [None] + ys[11:]))),
         (TypeError, lambda: model.learn_many(X, pd.Series(ys[:10] + [bad_type] + ys[11:]))),
         (ValueError, lambda: model.learn_many(X, pd.Series(ys[:-1]))),
-        (TypeError, lambda: model.learn_many(X.assign(x_str="a"), pd.Series(ys))),
+        (TypeError, lambda: model.learn_many(X.assign(x_obj=[object()] * len(X)), pd.Series(ys))),
     ]
     if is_classifier(cls):  # a new label before the bad one: not registered either
         calls.append((ValueError, lambda: model.learn_many(

@@ -236,20 +236,80 @@ def test_threaded_learn_many_equals_learn_one_loop(streams, cls):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
-def test_str_feature_raises_and_leaves_model_unchanged(cls):
+def test_non_number_feature_raises_and_leaves_model_unchanged(cls):
     model = cls(seed=0)
     for x, y in uniform_stream(100, 3):
         model.learn_one(x, target(cls, y))
     before = pickle.dumps(model)
-    with pytest.raises(TypeError, match="'colour'"):
-        model.learn_one({"x0": 0.1, "x1": 0.2, "new": 1.0, "colour": "red"}, target(cls, 1))
-    assert pickle.dumps(model) == before
-    with pytest.raises(TypeError, match="'colour'"):
-        model.predict_one({"x0": 0.1, "colour": "red"})
-    X = pd.DataFrame({"x0": [0.1, 0.2], "new": [1.0, 2.0], "colour": ["red", "blue"]})
-    with pytest.raises(TypeError, match="'colour'"):
-        model.learn_many(X, pd.Series([target(cls, 0), target(cls, 1)]))
-    assert pickle.dumps(model) == before
+    for bad in (object(), [1.0], b"red"):
+        with pytest.raises(TypeError, match="'colour'"):
+            model.learn_one({"x0": 0.1, "x1": 0.2, "new": 1.0, "colour": bad}, target(cls, 1))
+        assert pickle.dumps(model) == before
+        with pytest.raises(TypeError, match="'colour'"):
+            model.predict_one({"x0": 0.1, "colour": bad})
+        X = pd.DataFrame({"x0": [0.1, 0.2], "new": [1.0, 2.0], "colour": [bad, "blue"]})
+        with pytest.raises(TypeError, match="'colour'"):
+            model.learn_many(X, pd.Series([target(cls, 0), target(cls, 1)]))
+        assert pickle.dumps(model) == before
+
+
+def _categorical_stream(n, seed=0):
+    """`colour` decides the class (red/green: 1), `x0` is noise; numbers and None mixed in."""
+    rng = random.Random(seed)
+    colours = ["red", "green", "blue", "black", "white", "grey"]
+    for _ in range(n):
+        c = rng.choice(colours)
+        yield {"x0": rng.random(), "colour": c if rng.random() > 0.05 else None}, int(c in ("red", "green"))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_string_features_are_categories(cls):
+    """Strings are taken as river's trees take them: learn_one and learn_many (object,
+    string and categorical columns) build the same model, the registry holds one column per
+    feature whatever the number of categories, and the forest learns from them."""
+    data = list(_categorical_stream(1500))
+    one, many = cls(seed=3), cls(seed=3)
+    for x, y in data:
+        one.learn_one(x, target(cls, y))
+    X = pd.DataFrame([x for x, _ in data])
+    ys = pd.Series([target(cls, y) for _, y in data])
+    step = chunk_size(many, 500)
+    for lo in range(0, len(X), step):
+        part = X.iloc[lo:lo + step]
+        kind = ("object", "string", "category")[lo * 3 // len(X)]
+        many.learn_many(part.astype({"colour": kind}), ys.iloc[lo:lo + step])
+    assert one._core.features.names == ["colour", "x0"]
+    probe = [x for x, _ in _categorical_stream(200, seed=1)]
+    P = pd.DataFrame(probe)
+    if is_classifier(cls):
+        assert [one.predict_one(x) for x in probe] == list(many.predict_many(P))
+        hits = sum(one.predict_one(x) == int(x["colour"] in ("red", "green")) for x in probe
+                   if x["colour"] is not None)
+        assert hits / sum(x["colour"] is not None for x in probe) > 0.8  # majority: 0.67
+    else:
+        np.testing.assert_allclose([one.predict_one(x) for x in probe], many.predict_many(P))
+        err = np.mean([abs(one.predict_one(x) - int(x["colour"] in ("red", "green")))
+                       for x in probe if x["colour"] is not None])
+        assert err < 0.3  # the mean, 1/3: 0.44
+    # an unseen category predicts, and a model with many categories keeps its width
+    one.predict_one({"x0": 0.5, "colour": "never seen"})
+    wide = cls(seed=0, memory_budget="2MB")
+    for i in range(3000):
+        wide.learn_one({"id": f"user-{i}", "x0": i % 7 / 7}, target(cls, i % 2))
+    assert len(wide._core.features) == 2
+    assert wide.memory_bytes <= 2 * 2**20
+
+
+def test_string_code_is_fixed():
+    """A category's code is the same in every process (not Python's salted hash), spreads
+    strings that differ in one byte, and lies in [0, 1)."""
+    from river_forests._core._features import string_code, string_codes
+
+    assert string_code("red") == pytest.approx(0.62026561, abs=1e-8)
+    codes = string_codes([chr(c) for c in range(ord("a"), ord("z") + 1)])
+    assert ((codes >= 0) & (codes < 1)).all()
+    assert np.diff(np.sort(codes)).min() > 1e-4
+    assert len(set(string_codes(["", "é", "\udcff", "a" * 10_000]))) == 4
 
 
 @pytest.mark.parametrize("cls", REGRESSORS, ids=name_of)
