@@ -641,7 +641,8 @@ class BaseForest(base.Estimator, abc.ABC):
     def _frame(X) -> tuple[np.ndarray, list]:
         """A DataFrame's values as float64 (NaN for missing ones; may be a read-only view of the
         frame) and its column names. Raises a ValueError for duplicate column names and a
-        TypeError naming the first non-numeric column; touches no model state."""
+        TypeError naming the first column with a value that is neither a number nor a string;
+        touches no model state."""
         if not isinstance(X, pd.DataFrame):
             raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
         if not X.columns.is_unique:

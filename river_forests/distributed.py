@@ -62,7 +62,7 @@ def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None 
     model
         A river_forests forest, fresh or already trained: training goes on from its state.
     X
-        A ``dask.dataframe.DataFrame`` of numeric (or boolean) columns.
+        A ``dask.dataframe.DataFrame`` of numeric, boolean or string (categorical) columns.
     y
         A ``dask.dataframe.Series`` of targets with the same partitions as `X`: partition p
         of `y` labels the rows of partition p of `X` (same length, same index).
@@ -189,13 +189,17 @@ def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None 
 
 
 def check_frame(X, y) -> None:
-    """What can be checked before any task runs: numeric columns and matching partitions."""
+    """What can be checked before any task runs: columns of numbers or strings (categories,
+    coded by a hash of the string, so every partition and worker gives a value the same code)
+    and matching partitions."""
     bad = [c for c, t in X.dtypes.items()
-           if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
+           if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)
+                   or pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t)
+                   or isinstance(t, pd.CategoricalDtype))]
     if bad:
-        raise TypeError(f"X has non-numeric columns {bad!r} (dtypes "
-                        f"{[str(X.dtypes[c]) for c in bad]}): river_forests trees need real "
-                        "numbers; encode them first (e.g. dask_ml's or pandas' get_dummies)")
+        raise TypeError(f"X has columns {bad!r} of dtypes {[str(X.dtypes[c]) for c in bad]}: "
+                        "river_forests trees take real numbers and strings (categories); "
+                        "convert them first (e.g. a date to its parts, or with astype(str))")
     if X.npartitions != y.npartitions:
         raise ValueError(f"X has {X.npartitions} partitions and y {y.npartitions}: partition p "
                          "of y must label partition p of X (e.g. y = frame['label'], "

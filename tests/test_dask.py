@@ -71,6 +71,20 @@ def test_split_trees_is_the_sequential_forest(client, cls):
     assert forest._core.master_seed == sequential._core.master_seed
 
 
+def test_string_columns_are_categories_on_every_worker(client):
+    """A string column is coded by the string alone: split over trees or partitions, the
+    workers agree with each other and with the sequential forest."""
+    X, y = _frames()
+    X = X.assign(colour=np.where(y == 1, "red", "blue"), kind=pd.Categorical(["a", "b"] * 600))
+    Xd, yd = dd.from_pandas(X[:1000], npartitions=3), dd.from_pandas(y[:1000], npartitions=3)
+    M = river_forests.MondrianForestClassifier
+    forest = rfd.learn(M(n_estimators=4, seed=3), Xd, yd, split="trees")
+    sequential = _sequential(M(n_estimators=4, seed=3), Xd, yd)
+    np.testing.assert_array_equal(_predictions(forest, X[1000:]), _predictions(sequential, X[1000:]))
+    parts = rfd.learn(M(n_estimators=4, seed=3), Xd, yd, split="partitions")
+    assert (parts.predict_many(X[1000:]) == y[1000:]).mean() > 0.95  # colour gives the label
+
+
 @pytest.mark.parametrize("n_estimators", [1, 2, 7])
 def test_split_trees_from_a_trained_model_continues_it(client, n_estimators):
     """Fewer, as many or more trees than the cluster's two threads; the model had learned
@@ -236,9 +250,9 @@ def test_bad_inputs_fail_clearly(client, monkeypatch):
         rfd.learn(M(), Xd, yd, split="trees", trees_per_partition=2)
     with pytest.raises(ValueError, match="retries"):
         rfd.learn(M(), Xd, yd, retries=-1)
-    text = X.assign(colour=["red"] * len(X))
-    with pytest.raises(TypeError, match="colour"):
-        rfd.learn(M(), dd.from_pandas(text, npartitions=3), yd)
+    dated = X.assign(when=pd.Timestamp("2020-01-01"))
+    with pytest.raises(TypeError, match="when"):
+        rfd.learn(M(), dd.from_pandas(dated, npartitions=3), yd)
     with pytest.raises(ValueError, match="partitions"):
         rfd.learn(M(), Xd, dd.from_pandas(y, npartitions=2))
     # same number of partitions, known divisions that differ

@@ -4,8 +4,8 @@
     python -m benchmarks experiment categorical --quick       # first 2,000 rows of 3 of them, 3 trees
 
 (``RIVER_FORESTS_BENCH_ALLOW_DIRTY=1`` in front to try it on uncommitted code, as for every
-record of ours.) How long, on this project's 2-core machine: the full run, 80 measurements on
-the 8 categorical tuning streams whole (92,023 rows), about 3 minutes of wall time with
+record of ours.) How long, on this project's 2-core machine: the full run, 116 measurements on
+the 8 categorical tuning streams whole (92,023 rows), about 5 minutes of wall time with
 ``--jobs 2`` (4 to 5 minutes of compute); the quick run about 20 seconds. No rows are cut.
 
 The question
@@ -36,6 +36,10 @@ learn; accuracy for classification, MAE for regression) on three encodings of th
   piped into the forest. river 0.26.1's ``OrdinalEncoder`` codes a feature's values 1, 2, ...
   in order of first appearance (0 is its ``unknown_value``: a value not learned yet, as when a
   sample is predicted before it is learned), one column per categorical feature.
+* **native** (what the forests do since the decision below was taken, commit e7fbc33): the
+  raw rows straight into the forest, strings and all; each string is stored as its code, a
+  number in [0, 1) fixed by a hash of the string (``river_forests._core._features.string_code``),
+  an arbitrary but fixed order as the ordinal codes are.
 * **one-hot** (the user's pipeline the docs show):
   ``(compose.SelectType(str) | preprocessing.OneHotEncoder()) + compose.SelectType(numbers.Number)``
   piped into the forest: one 0/1 column per value seen so far (a new value adds a column).
@@ -82,7 +86,8 @@ QUICK_N = 2_000
 QUICK_TREES = 3
 #: rows of each table stream looked at to find its string columns
 PEEK = 1_000
-ENCODINGS = {"ordinal": "ordinal (inside the forest)", "onehot": "one-hot pipeline (the docs)",
+ENCODINGS = {"native": "strings into the forest (its own codes)",
+             "ordinal": "ordinal (inside the forest)", "onehot": "one-hot pipeline (the docs)",
              "raw": "river HT on raw strings"}
 METRIC = {"clf": "accuracy", "reg": "MAE"}
 
@@ -140,7 +145,7 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
         base = {"stream": name, "task": task, "n": min(n, QUICK_N) if quick else n,
                 "n_estimators": QUICK_TREES if quick else N_ESTIMATORS, "seed": SEED}
         for cls_name in _forests(task):
-            for encoding in ("ordinal", "onehot"):
+            for encoding in ("native", "ordinal", "onehot"):
                 key = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{name}-{_short(cls_name)}-{encoding}")
                 out.append((key, {**base, "model": cls_name, "encoding": encoding}))
         ht = "HoeffdingTreeClassifier" if task == "clf" else "HoeffdingTreeRegressor"
@@ -150,11 +155,23 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
 
 # ----------------------------------------------------------------------------- one measurement
 
+class _AsIs:
+    """No encoder: the raw rows go to the forest (the ``native`` encoding)."""
+
+    def learn_one(self, x):
+        pass
+
+    def transform_one(self, x):
+        return x
+
+
 def _encoder(encoding: str):
     import numbers
 
     from river import compose, preprocessing
 
+    if encoding == "native":
+        return _AsIs()
     categorical = preprocessing.OrdinalEncoder() if encoding == "ordinal" else preprocessing.OneHotEncoder()
     return (compose.SelectType(str) | categorical) + compose.SelectType(numbers.Number)
 
@@ -241,7 +258,7 @@ def measure(params: dict) -> dict:
         if batch_native(forest):
             spent, width = _batches(encoder, forest, data, metric)
         else:
-            pipeline = encoder | forest
+            pipeline = forest if params["encoding"] == "native" else encoder | forest
             spent = 0.0
             for _, spent in iter_progressive_run(pipeline, data, metric):
                 pass
@@ -331,6 +348,7 @@ def report(results: dict[str, dict], quick: bool) -> None:
     gains = {}  # (task, forest) -> [(stream, gain, better)]
     ht_wins = [0, 0]  # streams where river's HT beats the best forest, streams compared
     speed = {}  # (task, forest) -> [ordinal samples/s / one-hot samples/s]
+    native_gains = {}  # task -> [(gain of native over one-hot, better, native /s, one-hot /s)]
     for task in ("clf", "reg"):
         streams_ = [c for c in _chosen(quick) if c[1] == task]
         if not streams_:
@@ -344,8 +362,13 @@ def report(results: dict[str, dict], quick: bool) -> None:
             ht = next((r for (m, e), r in by.items() if e == "raw"), None)
             for cls_name in _forests(task):
                 o, h = by.get((cls_name, "ordinal")), by.get((cls_name, "onehot"))
+                nat = by.get((cls_name, "native"))
                 cells = [name, _short(cls_name)]
-                for r in (o, h):
+                if nat and h:
+                    native_gains.setdefault(task, []).append(
+                        (_gain(task, nat["metric"], h["metric"]), _better(task, nat["metric"], h["metric"]),
+                         nat.get("samples_per_s"), h.get("samples_per_s")))
+                for r in (nat, o, h):
                     cells.append(f"{_fmt(task, r['metric'])} ({_rate(r)}/s, {r['width']} cols)"
                                  if r else "missing")
                 if o and h:
@@ -361,7 +384,8 @@ def report(results: dict[str, dict], quick: bool) -> None:
                 cells.append(f"{_fmt(task, ht['metric'])} ({_rate(ht)}/s)" if ht else "missing")
                 table.append(cells)
         lines += _common.markdown_table(
-            ["stream", "forest", f"ordinal: {metric} (samples/s, input cols)",
+            ["stream", "forest", f"native (strings in): {metric} (samples/s, input cols)",
+             f"ordinal: {metric} (samples/s, input cols)",
              f"one-hot: {metric} (samples/s, input cols)",
              "ordinal - one-hot" + (" (points)" if task == "clf" else " (MAE gain, % of one-hot's)"),
              f"river HT on raw strings: {metric} (samples/s)"], table)
@@ -442,13 +466,27 @@ def report(results: dict[str, dict], quick: bool) -> None:
             + (f"**Ordinal inside the forest beats the user's one-hot pipeline: better on average on "
                f"{'both tasks' if len(means) > 1 else 'the task measured'}, and on more pairs than "
                f"it is worse ({wins} to {losses}). By the issue's rule the forests should accept "
-               "string values and encode them inside (codes in order of appearance, as "
-               "`OrdinalEncoder` gives them).**" if decide else
+               "string values and encode them inside; they do since commit e7fbc33 (each string's "
+               "code fixed by a hash of it: the native column).**" if decide else
                "**Ordinal inside the forest does not beat the user's one-hot pipeline"
                + (f" (not better on average on {' and '.join(behind)})" if behind else
                   f" (better on {wins} pairs, worse on {losses})")
                + ": by the issue's rule the error stays, and the docs show the one-hot pipeline.**")
             + (" (Quick run: a smoke test, not the decision.)" if quick else ""))
+    # what the package does now: strings straight in, against the pipeline
+    if native_gains:
+        lines += ["", "## Strings straight into the forest (native, the package since e7fbc33) "
+                      "against the one-hot pipeline", ""]
+        for task, values in native_gains.items():
+            wins, losses = sum(b > 0 for _, b, _, _ in values), sum(b < 0 for _, b, _, _ in values)
+            ratios = [a / b for _, _, a, b in values if a and b]
+            lines.append(
+                f"- {'Classification' if task == 'clf' else 'Regression'}: native better on {wins} "
+                f"of {_plural(len(values), 'pair')} (worse on {losses}); mean difference "
+                f"{statistics.fmean(g for g, _, _, _ in values):+.2f} "
+                + ("accuracy points" if task == "clf" else "% of one-hot's MAE (positive: native lower)")
+                + (f"; {statistics.geometric_mean(ratios):.2f}x the pipeline's samples/s "
+                   "(geometric mean)" if ratios else "") + ".")
     seconds = _common.compute_seconds(results)
     lines += ["", f"Compute time: {seconds:.0f} s in the models' and encoders' calls (sum over the "
                   f"{len(results)} measurements; {sum(r.get('wall', 0) for r in results.values()):.0f} s "

@@ -38,6 +38,16 @@ QUICK_N = 2_000
 
 #: forest -> {label: params}; "today", "paper" and "before issue 17" are kept for the record,
 #: every other label is a candidate for the default (its params over the new defaults)
+#: the purely random forest's candidates: the same for its classifier and its regressor
+_PURELY_RANDOM = {
+        "today": {"memory_budget": None, "max_nodes": 4095, "split": "uniform", "growth_exponent": 0.7},
+        "paper": {"split": "uniform", "growth_scale": 1.0, "growth_exponent": 0.5, "smoothing": 0.0},
+        "uniform, n^0.7": {"split": "uniform", "growth_exponent": 0.7},
+        "uniform, n^0.8": {"split": "uniform", "growth_exponent": 0.8},
+        "scale-invariant, n^0.7": {"split": "scale_invariant", "growth_exponent": 0.7},
+        "scale-invariant, n^0.8": {"split": "scale_invariant", "growth_exponent": 0.8},
+}
+
 CANDIDATES = {
     "MondrianForestClassifier": {
         "today": {"memory_budget": None, "max_nodes": 1023, "growth_scale": 65536.0, "smoothing": 0.5},
@@ -58,22 +68,8 @@ CANDIDATES = {
         "scale 0.5, mean leaves": {"growth_scale": 0.5, "leaf_model": "mean"},
         "scale 0.5, 4MB": {"growth_scale": 0.5, "memory_budget": "4MB"},
     },
-    "PurelyRandomForestClassifier": {
-        "today": {"memory_budget": None, "max_nodes": 4095, "split": "uniform", "growth_exponent": 0.7},
-        "paper": {"split": "uniform", "growth_scale": 1.0, "growth_exponent": 0.5, "smoothing": 0.0},
-        "uniform, n^0.7": {"split": "uniform", "growth_exponent": 0.7},
-        "uniform, n^0.8": {"split": "uniform", "growth_exponent": 0.8},
-        "scale-invariant, n^0.7": {"split": "scale_invariant", "growth_exponent": 0.7},
-        "scale-invariant, n^0.8": {"split": "scale_invariant", "growth_exponent": 0.8},
-    },
-    "PurelyRandomForestRegressor": {
-        "today": {"memory_budget": None, "max_nodes": 4095, "split": "uniform", "growth_exponent": 0.7},
-        "paper": {"split": "uniform", "growth_scale": 1.0, "growth_exponent": 0.5, "smoothing": 0.0},
-        "uniform, n^0.7": {"split": "uniform", "growth_exponent": 0.7},
-        "uniform, n^0.8": {"split": "uniform", "growth_exponent": 0.8},
-        "scale-invariant, n^0.7": {"split": "scale_invariant", "growth_exponent": 0.7},
-        "scale-invariant, n^0.8": {"split": "scale_invariant", "growth_exponent": 0.8},
-    },
+    "PurelyRandomForestClassifier": _PURELY_RANDOM,
+    "PurelyRandomForestRegressor": _PURELY_RANDOM,
     "BSPForestClassifier": {
         "today": {"memory_budget": None, "max_nodes": 4095, "smoothing": 0.0},
         "paper": {"growth_scale": 1.0, "smoothing": 0.0},
