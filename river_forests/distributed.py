@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._core._random import tree_seed
-from ._forest import BaseForest, serial
+from ._forest import BaseForest, parse_bytes, serial
 from ._merge import forest_of, merge
 
 __all__ = ["learn", "tree_groups"]
@@ -80,7 +80,10 @@ def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None 
         ``"partitions"``: each partition trains a sub-forest of `trees_per_partition`
         trees on its rows alone, seeded from the model's seed and the partition's number,
         and the sub-forests are merged (`river_forests.merge`; a trained `model` is merged
-        with them, first). No row moves between workers; only the sub-forests do.
+        with them, first). No row moves between workers; only the sub-forests do. Each
+        sub-forest has its trees' part of the memory budget (`partition_budget`), so each
+        tree has the share a tree of `model` has: the merged forest holds `model`'s
+        ``memory_budget`` when it has ``n_estimators`` trees.
     trees_per_partition
         ``split="partitions"`` only: trees of each partition's sub-forest. Default:
         ``ceil(n_estimators / npartitions)``, so the merged forest has at least the
@@ -174,7 +177,7 @@ def learn(model, X, y, split: str = "trees", *, trees_per_partition: int | None 
             tasks, dask_key_name=f"river-forests-assemble-{token}")
     else:
         k = trees_per_partition or max(1, math.ceil(model.n_estimators / len(Xs)))
-        template = model.clone({"n_estimators": k})
+        template = model.clone({"n_estimators": k, **partition_budget(model, k)})
         subs = [dask.delayed(_train_partition, pure=True)(
                     template, partition_seed(model, p), Xs[p], ys[p], p,
                     dask_key_name=f"river-forests-partitions-{token}-{p}")
@@ -216,6 +219,18 @@ def tree_groups(n_trees: int, n_threads: int) -> list[list[int]]:
     k = max(1, min(n_trees, n_threads))
     bounds = np.linspace(0, n_trees, k + 1).round().astype(int)
     return [list(range(bounds[g], bounds[g + 1])) for g in range(k)]
+
+
+def partition_budget(model, k: int) -> dict:
+    """The ``memory_budget`` of a partition's sub-forest of `k` trees: `k` trees' part of
+    `model`'s, so each tree grows in the share of the budget a tree of `model` has, and the
+    merged forest of ``npartitions * k`` trees holds `model`'s budget when that is
+    ``n_estimators`` (``npartitions * k / n_estimators`` times it otherwise). Without a budget
+    (``memory_budget=None``), nothing to change."""
+    budget = parse_bytes("memory_budget", model.memory_budget)
+    if budget is None:
+        return {}
+    return {"memory_budget": max(1, budget * k // model.n_estimators)}
 
 
 def partition_seed(model, p: int) -> int:

@@ -147,6 +147,11 @@ def test_split_partitions_is_close_to_the_sequential_forest_and_reproducible(cli
     np.testing.assert_array_equal(_predictions(again, X[12000:]), _predictions(forest, X[12000:]))
     more = rfd.learn(model, Xd, yd, split="partitions", trees_per_partition=3)
     assert more.n_estimators == 9
+    # each tree has a tree of the model's share of the budget: 6 trees hold the model's
+    budget = model._core.budget
+    assert forest._core.budget <= budget and forest._raw_memory_usage <= budget
+    assert forest._core.budget > 0.95 * budget
+    assert more._core.budget <= 1.5 * budget
     # a trained model is merged with the partitions' sub-forests, its trees first
     trained = cls(n_estimators=2, seed=5)
     trained.learn_many(X[:500], y[:500])

@@ -18,7 +18,8 @@ categories as on an ordinal feature in an arbitrary but fixed order, as river's
 ``OrdinalEncoder`` in front of the forest would, but with no table of values: the memory is
 unchanged whatever the number of categories, and two forests (a pickle, a merge, a Dask
 partition) give a category the same code whatever the order they saw it in. On the
-benchmark's categorical streams this beat a ``OneHotEncoder`` pipeline (see docs/categorical.md).
+benchmark's categorical streams this beat a ``OneHotEncoder`` pipeline (docs/index.md,
+"Categorical features"; benchmarks/results/experiments/categorical.md).
 
 Missing features, ``None``, NaN and +/-inf are all stored as NaN, which the trees treat as
 "missing" (never used to grow a box or pick a side by threshold); so is a finite value beyond +/-``MAX_ABS_VALUE`` (1e38), which the trees' float32
