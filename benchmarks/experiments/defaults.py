@@ -196,7 +196,8 @@ def _table(results, forest, half, chosen_label=None) -> tuple[list[str], str | N
         metric = np.mean([x["metric"] for x in rows])
         mem = np.mean([x["memory"] for x in rows]) / 1e6
         speed = np.median([x["samples_per_s"] for x in rows])
-        mark = " **(chosen)**" if lb == (chosen_label or best) else ""
+        mark = (" **(chosen)**" if lb == (chosen_label or best) else "") + (
+            " (best here)" if chosen_label and lb == best and lb != chosen_label else "")
         cr = f"{cand_avg[lb]:.2f}" if lb in cand_avg else "—"
         shown = f"{100 * metric:.2f}%" if clf else f"{metric:.4g}"
         lines.append(f"| {lb}{mark} | `{configs[lb]}` | {avg[lb]:.2f} | {cr} | {shown} | "
@@ -223,7 +224,8 @@ def report(results: dict, quick: bool, half: str = HALF, name: str = NAME) -> No
              f"10 trees, seed {SEED}; {_common.version_line()}; {_common.machine()}.", ""]
     chosen = {}
     for forest in forests:
-        table, best = _table(results, forest, half)
+        # the tuning half marks what it chose; the report half marks the package's defaults
+        table, best = _table(results, forest, half, None if half == "tuning" else "defaults")
         chosen[forest] = best
         lines += table
     if half == "tuning":

@@ -50,7 +50,18 @@ def below(results: dict, forest: str, against: str) -> list[str]:
 def report(results: dict, quick: bool) -> None:
     _defaults.report(results, quick, half="report", name=NAME)
     md, _ = _defaults._common_outputs(NAME, quick)
-    lines = ["## More than a point below", ""]
+    lines = ["## The defaults against today's", "",
+             "The issue asks every forest's new defaults to rank better than its defaults of "
+             "today (the rows `defaults` and `today` above, ranked among the rows of each "
+             "stream):", ""]
+    for forest, configs in CONFIGS.items():
+        avg, streams = _defaults.ranks_of(results, forest, list(configs), "Classifier" in forest)
+        if not streams or "today" not in avg:
+            continue
+        d, t = avg["defaults"], avg["today"]
+        verdict = "better" if d < t else ("tied" if d == t else "**worse**")
+        lines.append(f"- {forest}: {d:.2f} against {t:.2f} over {len(streams)} streams: {verdict}")
+    lines += ["", "## More than a point below", ""]
     for forest, configs in CONFIGS.items():
         for against in ("paper", "before issue 17"):
             if against in configs:
