@@ -108,7 +108,10 @@ def test_one_model_shared_by_threads_never_crashes(cls):
     Every tree learns every row (`conftest.PLAIN`); a batch-native forest (XForest) learns
     batches of 10 (so `learn_one` learns many batches beside the server), and a model of its
     default parameters (bootstrap, swaps) also learns rows and batches at once while served."""
-    params = {**PLAIN.get(cls, {}), **({"batch_size": 10} if batch_native(cls) else {})}
+    # a small budget: what is under test is the lock, and each of the 750 pickles the
+    # servers take copies the trees' pools, which the budget sizes (BSP's: 10 MB at 64 MB)
+    params = {**PLAIN.get(cls, {}), **({"batch_size": 10} if batch_native(cls) else {}),
+              "memory_budget": "2MB"}
     proc = subprocess.run(
         [sys.executable, "-c", THREADS_SCRIPT, cls.__name__, "25", json.dumps(params)],
         capture_output=True, text=True, timeout=600,
