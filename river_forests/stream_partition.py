@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from river import base, drift
 
 from ._core._stream_partition import StreamPartitionTree
@@ -9,8 +10,46 @@ from ._forest import _SHARED_DOC, ForestClassifier, check_float, check_int, fore
 
 __all__ = ["StreamPartitionForestClassifier"]
 
+#: codes shared with `_core/_stream_partition.pxd` (SPLITTER_*, LEAF_*)
+_SPLITTERS = {"points": 0, "gaussian": 1}
+_LEAVES = {"majority": 0, "naive_bayes": 1, "adaptive": 2}
+#: the parameters issue 30 added, as a model pickled before them was built (the paper's)
+_BEFORE_30 = {"splitter": "points", "honest": True, "leaf_prediction": "majority",
+              "grace_period": 50.0, "split_confidence": 0.01, "tie_threshold": 0.05}
+
 
 _PARAMS_DOC = """
+    splitter
+        How a fringe leaf finds its split. ``"gaussian"`` (default since 0.3.0): per-class
+        Gaussian summaries of each candidate feature (weight, mean, variance, range), and
+        every ``grace_period`` of structure weight the best of ``candidate_points`` thresholds
+        per feature, evenly inside the range, scored by information gain on the class weights
+        the Gaussians put on each side; the leaf splits once the Hoeffding bound separates
+        the best feature from the runner-up (MOA's Hoeffding trees). ``"points"``: the paper's
+        candidate thresholds, the values of the leaf's first ``candidate_points`` structure
+        points, with the alpha/beta rules (``alpha``, ``alpha_growth``, ``beta`` and
+        ``min_gain`` as ShouldSplit's tau apply to it only).
+    honest
+        True: each point goes to the structure stream or to the estimation stream (the
+        paper's separation, behind its consistency theorem). False (default since 0.3.0):
+        every point is both, so a leaf learns from every sample; the partition then depends
+        on the labels the leaves predict from, which theorem 1 does not cover.
+    leaf_prediction
+        ``"majority"``: the leaf's class histogram (the paper's). ``"naive_bayes"``: at a
+        fringe leaf, the histogram as prior times the Gaussian likelihoods of its candidate
+        features (each variance at least (1% of the feature's range)^2). ``"adaptive"``
+        (default since 0.3.0): naive Bayes where it has predicted the leaf's points better
+        than the majority class so far (MOA's NBAdaptive). Naive Bayes needs
+        ``splitter="gaussian"``; a leaf outside the fringe predicts its histogram.
+    grace_period
+        Gaussian splitter: the structure weight a fringe leaf sees between two split checks
+        (MOA's 50). With Poisson(6) weights, about every 8 samples.
+    split_confidence
+        Gaussian splitter: delta of the Hoeffding bound eps = sqrt(R^2 ln(1/delta) / 2n),
+        R = log2(classes), n the leaf's structure weight (MOA's 0.01).
+    tie_threshold
+        Gaussian splitter: split at the best candidate when eps falls below it, however
+        close the runner-up (MOA's 0.05).
     structure_fraction
         Probability that a tree sends a point to its structure stream (the points that choose
         the splits); the rest go to its estimation stream (the points its leaves predict
@@ -25,9 +64,10 @@ _PARAMS_DOC = """
         (Agrawal 96.9% against 94.2%), 32 86.46% at 40% more memory; lambda = 1 never passed
         82%.
     candidate_points
-        m: a leaf's first m structure points give the candidate thresholds in each of its
-        features (x <= value goes left). 5 scored 86.55% and the paper's 10 86.41% at twice
-        the fringe's memory.
+        Thresholds per candidate feature. Gaussian splitter: that many, evenly inside the
+        range seen (MOA's 10; 5 ranked first on the few-samples tuning streams). Points
+        splitter: m, a leaf's first m structure points give the thresholds (x <= value goes
+        left); 5 scored 86.55% and the paper's 10 86.41% at twice the fringe's memory.
     min_gain
         tau: a leaf splits when a valid candidate's information gain (bits, on structure
         points) exceeds it (ShouldSplit). The paper's 0.001 (5.1); 0.01 and 0.05 moved the
@@ -76,7 +116,18 @@ _OVERRIDES = {
 }
 
 _ALGO_DOC = """
-    Each tree is the online random tree of the paper's section 3. Each point goes, in each
+    Since 0.3.0 the defaults learn as MOA's adaptive random forest learns (issue 30, chosen on
+    the benchmark's tuning half where few of many features carry the class): every point is
+    both a structure and an estimation point (``honest=False``), fringe leaves split on
+    Gaussian summaries once the Hoeffding bound allows (``splitter="gaussian"``), predict by
+    naive Bayes where it does better (``leaf_prediction="adaptive"``), and each tree weighs
+    each sample by Poisson(6) (``subsampling="poisson"``, ``subsample_rate=6``), as ARF's
+    online bagging does. This leaves the paper's regime: the partition sees the labels the
+    leaves predict from, so theorem 1's consistency no longer applies. The paper's trees
+    are ``splitter="points", honest=True, leaf_prediction="majority", subsampling=None``
+    (the documentation's page lists the whole configuration).
+
+    Each tree of the paper is the online random tree of its section 3. Each point goes, in each
     tree independently, to the structure stream or to the estimation stream. A leaf tries a
     few random features and takes its first structure points' values as candidate
     thresholds; for each candidate split it counts the class histograms of both sides, per
@@ -94,10 +145,11 @@ _ALGO_DOC = """
 
     One model may be shared by threads: each call holds the model's lock.
 
-    Every default was chosen on seven streams by the mean progressive accuracy weighed with
-    the pickled size (measured at commit 4464ea8 by the retired script
+    The points splitter's defaults were chosen on seven streams by the mean progressive
+    accuracy weighed with the pickled size (measured at commit 4464ea8 by the retired script
     ``benchmarks/stream_partition_defaults.py``; the stream-partitioning forest's page of the
-    documentation gives the numbers).
+    documentation gives the numbers); the Gaussian splitter's by
+    ``python -m benchmarks experiment few_samples``.
 """
 
 _REFERENCES = """
@@ -109,7 +161,8 @@ _REFERENCES = """
 
 
 class StreamPartitionForestClassifier(ForestClassifier):
-    _defaults = {"smoothing": 0.0}
+    _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 6.0,
+                 "features_per_tree": 256}
     _budget_margin = 0.03
 
     __doc__ = forest_doc(
@@ -124,7 +177,7 @@ class StreamPartitionForestClassifier(ForestClassifier):
 
     >>> model = StreamPartitionForestClassifier(n_estimators=10, seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 87.83%
+    Accuracy: 90.63%
 
     Agrawal's label depends on a few of its nine features (here on the age alone): the
     splits, chosen by information gain, find them:
@@ -132,7 +185,7 @@ class StreamPartitionForestClassifier(ForestClassifier):
     >>> model = StreamPartitionForestClassifier(n_estimators=10, seed=42)
     >>> stream = datasets.synth.Agrawal(seed=42).take(5000)
     >>> evaluate.progressive_val_score(stream, model, metrics.Accuracy())
-    Accuracy: 85.84%
+    Accuracy: 99.54%
 """ + _REFERENCES,
     )
 
@@ -149,6 +202,12 @@ class StreamPartitionForestClassifier(ForestClassifier):
         alpha_growth: float = 1.1,
         beta: float = 4.0,
         max_active_leaves: int = 256,
+        splitter: str = "gaussian",
+        honest: bool = False,
+        leaf_prediction: str = "adaptive",
+        grace_period: float = 50.0,
+        split_confidence: float = 0.01,
+        tie_threshold: float = 0.05,
         **shared,
     ):
         self.structure_fraction = structure_fraction
@@ -159,6 +218,25 @@ class StreamPartitionForestClassifier(ForestClassifier):
         self.alpha_growth = alpha_growth
         self.beta = beta
         self.max_active_leaves = max_active_leaves
+        self.splitter = splitter
+        self.honest = honest
+        self.leaf_prediction = leaf_prediction
+        self.grace_period = grace_period
+        self.split_confidence = split_confidence
+        self.tie_threshold = tie_threshold
+        if splitter not in _SPLITTERS:
+            raise ValueError(f"splitter must be 'points' or 'gaussian', got {splitter!r}")
+        if not isinstance(honest, (bool, np.bool_)):
+            raise ValueError(f"honest must be True or False, got {honest!r}")
+        if leaf_prediction not in _LEAVES:
+            raise ValueError("leaf_prediction must be 'majority', 'naive_bayes' or 'adaptive', "
+                             f"got {leaf_prediction!r}")
+        if leaf_prediction != "majority" and splitter != "gaussian":
+            raise ValueError(f"leaf_prediction={leaf_prediction!r} reads the Gaussian summaries: "
+                             "it needs splitter='gaussian'")
+        check_float("grace_period", grace_period, 0.0, low_inclusive=False)
+        check_float("split_confidence", split_confidence, 0.0, low_inclusive=False, high=1.0)
+        check_float("tie_threshold", tie_threshold, 0.0)
         check_float("structure_fraction", structure_fraction, 0.0, low_inclusive=False)
         if structure_fraction >= 1.0:
             raise ValueError(
@@ -184,7 +262,18 @@ class StreamPartitionForestClassifier(ForestClassifier):
             alpha_growth=float(self.alpha_growth),
             beta=float(self.beta),
             max_active=int(self.max_active_leaves),
+            splitter=_SPLITTERS[self.splitter],
+            honest=bool(self.honest),
+            leaf_prediction=_LEAVES[self.leaf_prediction],
+            grace_period=float(self.grace_period),
+            split_confidence=float(self.split_confidence),
+            tie_threshold=float(self.tie_threshold),
         )
+
+    def __setstate__(self, state):
+        for k, v in _BEFORE_30.items():
+            state.setdefault(k, v)
+        super().__setstate__(state)
 
     @property
     def n_splits(self) -> int:
@@ -202,7 +291,9 @@ class StreamPartitionForestClassifier(ForestClassifier):
         # drift adaptation: a sensitive detector, so river's checks see trees replaced
         yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1),
                "warning_detector": drift.ADWIN(delta=0.3)}
-        yield {"n_estimators": 2, "alpha": 1.0, "beta": 2.0, "max_active_leaves": 2,
+        # the paper's splitter, honest streams and majority leaves
+        yield {"n_estimators": 2, "splitter": "points", "honest": True, "leaf_prediction": "majority",
+               "subsampling": None, "alpha": 1.0, "beta": 2.0, "max_active_leaves": 2,
                "max_nodes": 31, "aggregation": "vote", "smoothing": 0.0, "seed": 2}
         yield {"n_estimators": 2, "max_features": 5.0, "subsampling": "poisson", "seed": 3}
         # fewer slots than the checks' datasets have features: the reservoir subspace path

@@ -20,9 +20,11 @@ _CRITERIA = {"entropy": 0, "gini": 1}
 _PARAMS_DOC = """
     max_features
         Features a split tries, drawn at random among the tree's (scikit-learn's
-        ``max_features``): ``"sqrt"`` (default, the paper's sqrt(d)), ``"log2"``, an int, a
-        float in (0, 1] (that fraction of d) or None (all of them). A drawn feature that is
-        constant at the node does not count, as in scikit-learn.
+        ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
+        (0, 1] (that fraction of d; 0.6, MOA's ARF's share, is the default since 0.3.0) or
+        None (all of them). A drawn feature that is constant at the node does not count, as
+        in scikit-learn. On the few-samples tuning streams 60% gained 0.9 point on sqrt(d)
+        (``python -m benchmarks experiment few_samples``).
     criterion
         The impurity a split decreases most: ``"gini"`` (default, scikit-learn's and the
         paper's) or ``"entropy"``.
@@ -42,9 +44,10 @@ _PARAMS_DOC = """
         (accuracy) and replaces its ``n_swaps`` worst trees by new trees grown on that batch
         alone (algorithm 2). 0 never replaces a tree.
     bootstrap
-        Each tree learns a resample of each batch drawn with replacement (algorithm 2); False:
-        every tree learns the batch as it is (the trees then differ by their feature draws
-        only).
+        True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
+        False (default since 0.3.0): every tree learns the batch as it is (the trees then
+        differ by their feature draws), so a split sees every row of a small batch; on the
+        few-samples tuning streams it gained 0.8 point over the bootstrap.
 """
 
 _OVERRIDES = {
@@ -99,7 +102,7 @@ _REFERENCES = """
 
 
 class XForestClassifier(ForestClassifier):
-    _defaults = {"smoothing": 0.5}
+    _defaults = {"smoothing": 0.5, "features_per_tree": 256}
 
     __doc__ = forest_doc(
         "The extremely simple streaming forest, XForest (Xu et al.), mini-batch first.",
@@ -113,7 +116,7 @@ class XForestClassifier(ForestClassifier):
 
     >>> model = XForestClassifier(n_estimators=10, seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 87.59%
+    Accuracy: 85.99%
 
     The natural interface is the mini-batch one:
 
@@ -127,7 +130,7 @@ class XForestClassifier(ForestClassifier):
     >>> X_test = pd.DataFrame([x for x, _ in test])
     >>> y_test = pd.Series([y for _, y in test])
     >>> print(f"{(model.predict_many(X_test) == y_test).mean():.2%}")
-    93.20%
+    92.00%
 """ + _REFERENCES,
     )
 
@@ -137,13 +140,13 @@ class XForestClassifier(ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
-        max_features: str | int | float | None = "sqrt",
+        max_features: str | int | float | None = 0.6,
         criterion: str = "gini",
         min_samples_split: int = 2,
         max_depth: int | None = None,
         batch_size: int = 100,
         n_swaps: int = 1,
-        bootstrap: bool = True,
+        bootstrap: bool = False,
         **shared,
     ):
         self.max_features = max_features

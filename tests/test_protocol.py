@@ -27,8 +27,10 @@ FORESTS = {
     "purely_random": lambda **kw: river_forests.PurelyRandomForestClassifier(**kw),
     "scale_invariant": lambda **kw: river_forests.PurelyRandomForestClassifier(
         split="scale_invariant", **kw),
+    # leaves that predict their path's statistics (naive Bayes leaves replace them)
     "stream_partition": lambda **kw: river_forests.StreamPartitionForestClassifier(
-        alpha=2.0, beta=4.0, **kw),
+        **{"alpha": 2.0, "beta": 4.0, "leaf_prediction": "majority", "grace_period": 5.0,
+           "tie_threshold": 0.5, **kw}),
     "xforest": lambda **kw: river_forests.XForestClassifier(**kw),
 }
 FOREST_OF = {MondrianTree: "mondrian", PurelyRandomTree: "scale_invariant",

@@ -503,7 +503,8 @@ def test_a_mid_stream_pickle_resumes_bit_identically_forest():
             del x["c"]
         stream.append((x, ["lo", "mid", "hi"][min(int(x["a"] * 3 + 0.3 * rng.random()), 2)]))
     model = StreamPartitionForestClassifier(n_estimators=3, alpha=2.0, beta=4.0, max_active_leaves=8,
-                                            seed=28)
+                                            splitter="points", honest=True, leaf_prediction="majority",
+                                            subsampling=None, seed=28)
     for x, y in stream[:1200]:
         model.learn_one(x, y)
     back = pickle.loads(pickle.dumps(model))

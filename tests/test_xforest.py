@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from river_forests import XForestClassifier
+from river_forests import StreamPartitionForestClassifier, XForestClassifier
 from river_forests._core._random import tree_seed
 
 from .conftest import ESTIMATORS, is_classifier, name_of, route, same_state
@@ -517,10 +517,15 @@ def _refit_targets(cls, X, first_task):
     return pd.Series(3.0 * X["x0"] - X["x1"]) if first_task else pd.Series(5.0 * X["x2"] ** 2)
 
 
+PAPER_SPLITTER = dict(splitter="points", honest=True, leaf_prediction="majority")
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_refit_keeps_the_structure_and_counts_the_refit_rows(cls):
     rng = np.random.default_rng(10)
-    model = cls(n_estimators=3, seed=1)
+    # the stream-partitioning forest's paper splitter: the Gaussian one keeps its split
+    # counters beside the candidate columns, and a refit clears them with the summaries
+    model = cls(n_estimators=3, seed=1, **(PAPER_SPLITTER if cls is StreamPartitionForestClassifier else {}))
     X = frame(rng.random((1000, 3)))
     y = _refit_targets(cls, X, True)
     for i in range(0, 1000, 100):

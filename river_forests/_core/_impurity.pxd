@@ -35,6 +35,14 @@ cdef inline double gini(const double* h, int32_t n) noexcept nogil:
     return 1.0 - s / (total * total) if total > 0.0 else 0.0
 
 
+cdef inline double entropy_gain(double parent, double t, double nl, double sl, double nr,
+                                double sr) noexcept nogil:
+    """The information gain (bits) from sums: `parent` = N H(A) = t log t - sum c log c of the
+    whole (t its weight), and per side its weight (nl, nr) and sum of c log c over its class
+    weights (sl, sr). For a search over thresholds whose whole does not change."""
+    return (parent - (xlog2x(nl) - sl) - (xlog2x(nr) - sr)) / t
+
+
 cdef inline double split_gain(const double* left, const double* right, int32_t n,
                               int criterion) noexcept nogil:
     """Impurity decrease of splitting the histogram left + right into its two sides:
@@ -53,7 +61,7 @@ cdef inline double split_gain(const double* left, const double* right, int32_t n
         t = nl + nr
         if t <= 0.0:
             return 0.0
-        return ((xlog2x(t) - sa) - (xlog2x(nl) - sl) - (xlog2x(nr) - sr)) / t
+        return entropy_gain(xlog2x(t) - sa, t, nl, sl, nr, sr)
     for k in range(n):
         nl += left[k]
         nr += right[k]

@@ -10,6 +10,16 @@ from ._pool cimport Pool
 from ._tree cimport Tree
 
 
+cdef enum:
+    SPLITTER_POINTS = 0     # candidate thresholds from a leaf's first structure points (paper)
+    SPLITTER_GAUSSIAN = 1   # per-class Gaussian summaries and a Hoeffding bound (MOA's trees)
+
+cdef enum:
+    LEAF_MAJORITY = 0       # the leaf's class histogram (paper)
+    LEAF_NAIVE_BAYES = 1    # naive Bayes on the fringe's Gaussian summaries
+    LEAF_ADAPTIVE = 2       # naive Bayes where it has predicted the leaf's points better
+
+
 cdef class StreamPartitionTree(Tree):
     # --- per node (`capacity` rows) ---
     cdef int32_t* slot          # fringe slot of an active leaf (its block id in both pools), -1
@@ -17,11 +27,13 @@ cdef class StreamPartitionTree(Tree):
                                 # began: p(A) of a leaf is estimated over what came since
 
     # --- the fringe: per active leaf, one block in each pool, id = its fringe slot ---
-    cdef Pool cands             # stride 1: [n_dims, n_points, columns[n_dims],
-                                #  thresholds[candidate_points][n_dims], born[candidate_points]]
-    cdef Pool hists             # stride `value_stride`: 4 class histograms per candidate split
-                                # (point j, dimension k): structure left, structure right,
-                                # estimation left, estimation right
+    cdef Pool cands             # stride 1: [n_dims, n_points, columns[n_dims], then
+                                #  points: thresholds[candidate_points][n_dims], born[candidate_points]
+                                #  Gaussian: seen, last check, majority right, naive Bayes right]
+    cdef Pool hists             # stride `value_stride`; points: 4 class histograms per candidate
+                                # split (point j, dimension k): structure left, structure right,
+                                # estimation left, estimation right; Gaussian: one per-class
+                                # summary (`_gaussian.pxd`, G_ROWS rows) per dimension
 
     # --- parameters (denil2013's names in the comments) ---
     cdef double structure_fraction  # P(I_t = structure), the rest goes to estimation
@@ -32,6 +44,13 @@ cdef class StreamPartitionTree(Tree):
     cdef double alpha_growth
     cdef double beta                # beta(d) = beta * alpha(d): MustSplit
     cdef int32_t max_active         # the fringe's cap: leaves collecting split statistics
+    # --- the levers of issue 30 (the paper's choice first) ---
+    cdef int splitter               # SPLITTER_POINTS (the paper's) or SPLITTER_GAUSSIAN
+    cdef bint honest                # each point to one stream (the paper's), or to both
+    cdef double grace_period        # Gaussian splitter: structure weight between split checks
+    cdef double split_confidence    # delta of the Hoeffding bound
+    cdef double tie_threshold       # split when the bound falls below it
+    cdef int leaf_prediction        # LEAF_MAJORITY (the paper's), LEAF_NAIVE_BAYES, LEAF_ADAPTIVE
 
     # --- counters ---
     cdef double n_estimation        # estimation weight seen by the tree
@@ -47,3 +66,10 @@ cdef class StreamPartitionTree(Tree):
     cdef int count(self, int32_t s, const double* x, int32_t y, double w, int32_t part) except -1 nogil
     cdef int32_t best_split(self, int32_t node, int32_t s, int32_t depth) noexcept nogil
     cdef int split(self, int32_t node, int32_t s, int32_t c) except -1 nogil
+    cdef int learn_points(self, const double* x, double y, double w, bint structure,
+                          bint estimation) except -1 nogil
+    cdef int learn_gaussian(self, const double* x, double y, double w, bint structure,
+                            bint estimation) except -1 nogil
+    cdef int gauss_split(self, int32_t node, int32_t s) except -1 nogil
+    cdef int naive_bayes(self, int32_t node, int32_t s, const double* x, double* out,
+                         int32_t n_out) noexcept nogil

@@ -36,18 +36,20 @@ The information gain compares a candidate's sides over the structure points it h
 every candidate saw the same points, and not biased towards late candidates otherwise.
 """
 
-from libc.math cimport INFINITY, NAN, pow
+from libc.math cimport INFINITY, NAN, erfc, exp, floor, log, log2, pow, sqrt
 from libc.stdint cimport int32_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 import numpy as np
 
 from ._axis cimport child
-from ._impurity cimport CRITERION_ENTROPY, split_gain
+from ._gaussian cimport G_HIGH, G_LOW, G_M2, G_MEAN, G_ROWS, gauss_add, gauss_below, gauss_span
+from ._impurity cimport CRITERION_ENTROPY, entropy_gain, split_gain, xlog2x
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has
 from ._random cimport rng_poisson, rng_randint, rng_uniform
-from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_F64, SCALAR_I32, TASK_CLASSIFICATION,
-                     Tree, add_stats)
+from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
+                     SCALAR_INT, TASK_CLASSIFICATION, Tree, add_stats)
 
 cdef enum:
     # cells of a candidates block before the columns: n_dims, n_points
@@ -56,6 +58,18 @@ cdef enum:
     PARTS = 4
     STRUCTURE = 0
     ESTIMATION = 2
+    # cells of a Gaussian candidates block after its columns: structure weight seen, at the
+    # last split check, and the weight the majority class and naive Bayes predicted right
+    TAIL = 4
+    SEEN = 0
+    CHECKED = 1
+    MAJORITY_RIGHT = 2
+    BAYES_RIGHT = 3
+
+#: a side of a Gaussian split must hold this share of the leaf's weight (MOA's 1%)
+cdef double MIN_BRANCH_FRACTION = 0.01
+#: naive Bayes: a class's variance in a feature is at least (this * the feature's range)^2
+cdef double MIN_SD_SHARE = 0.01
 
 
 cdef class StreamPartitionTree(Tree):
@@ -88,6 +102,12 @@ cdef class StreamPartitionTree(Tree):
         self.alpha_growth = 1.1
         self.beta = 1000.0
         self.max_active = 2**30
+        self.splitter = SPLITTER_POINTS
+        self.honest = True
+        self.grace_period = 50.0
+        self.split_confidence = 0.01
+        self.tie_threshold = 0.05
+        self.leaf_prediction = LEAF_MAJORITY
         self.declare_array(<void**>&self.slot, b"slot", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
         self.declare_array(<void**>&self.born, b"born", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
         self.declare_pool(&self.cands, b"cands", NULL, NULL)
@@ -100,6 +120,12 @@ cdef class StreamPartitionTree(Tree):
         self.declare_scalar(&self.alpha_growth, b"alpha_growth", SCALAR_F64, True)
         self.declare_scalar(&self.beta, b"beta", SCALAR_F64, True)
         self.declare_scalar(&self.max_active, b"max_active", SCALAR_I32, True)
+        self.declare_scalar(&self.splitter, b"splitter", SCALAR_INT, True)
+        self.declare_scalar(&self.honest, b"honest", SCALAR_BOOL, True)
+        self.declare_scalar(&self.grace_period, b"grace_period", SCALAR_F64, True)
+        self.declare_scalar(&self.split_confidence, b"split_confidence", SCALAR_F64, True)
+        self.declare_scalar(&self.tie_threshold, b"tie_threshold", SCALAR_F64, True)
+        self.declare_scalar(&self.leaf_prediction, b"leaf_prediction", SCALAR_INT, True)
         self.declare_scalar(&self.n_estimation, b"n_estimation", SCALAR_F64, False)
         self.declare_scalar(&self.n_active, b"n_active", SCALAR_I32, False)
         self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
@@ -107,6 +133,12 @@ cdef class StreamPartitionTree(Tree):
     cdef int _start(self) except -1:
         if self.task != TASK_CLASSIFICATION:
             raise ValueError("a stream-partitioning tree classifies (information gain on labels)")
+        if self.splitter != SPLITTER_POINTS and self.splitter != SPLITTER_GAUSSIAN:
+            raise ValueError(f"unknown splitter {self.splitter}")
+        if self.leaf_prediction < LEAF_MAJORITY or self.leaf_prediction > LEAF_ADAPTIVE:
+            raise ValueError(f"unknown leaf prediction {self.leaf_prediction}")
+        if self.leaf_prediction != LEAF_MAJORITY and self.splitter != SPLITTER_GAUSSIAN:
+            raise ValueError("naive Bayes leaves read the Gaussian splitter's summaries")
         return 0
 
     # ---------------------------------------------------------------- the fringe
@@ -130,7 +162,7 @@ cdef class StreamPartitionTree(Tree):
         Poisson(lambda), D), distinct, uniform: Floyd's sample) and allocate its blocks.
         Returns 1, or 0 if the blocks would not fit in the tree's byte budget (the leaf
         stays out of the fringe)."""
-        cdef int32_t s = 0, dims, m = self.candidate_points, i, jj, t, a
+        cdef int32_t s = 0, dims, m = self.candidate_points, i, jj, t, a, cells, rows
         cdef bint taken
         cdef double* cb
         if self.n_features <= 0:
@@ -140,12 +172,18 @@ cdef class StreamPartitionTree(Tree):
         dims = 1 + rng_poisson(&self.rng, self.candidate_features)
         if dims > self.n_features:
             dims = self.n_features
+        if self.splitter == SPLITTER_GAUSSIAN:
+            cells = HEAD + dims + TAIL
+            rows = dims * G_ROWS
+        else:
+            cells = HEAD + dims + m * dims + m
+            rows = m * dims * PARTS
         if self.max_bytes < NO_BYTE_CAP and <long long>(
                 self.nbytes() + 2 * self.row_bytes() + sizeof(double) * (
-                    pool_grow_cells(&self.cands, HEAD + dims + m * dims + m)
-                    + pool_grow_cells(&self.hists, m * dims * PARTS * self.value_stride))) > self.max_bytes:
+                    pool_grow_cells(&self.cands, cells)
+                    + pool_grow_cells(&self.hists, rows * self.value_stride))) > self.max_bytes:
             return 0
-        cb = pool_alloc(&self.cands, s, HEAD + dims + m * dims + m)
+        cb = pool_alloc(&self.cands, s, cells)
         cb[0] = dims
         cb[1] = 0
         i = 0
@@ -160,7 +198,9 @@ cdef class StreamPartitionTree(Tree):
             i += 1
         for a in range(dims):  # slots -> registry columns: a candidate outlives its slot
             cb[HEAD + a] = self.columns[<int32_t>cb[HEAD + a]]
-        pool_alloc(&self.hists, s, m * dims * PARTS)
+        if self.splitter == SPLITTER_GAUSSIAN:
+            memset(cb + HEAD + dims, 0, TAIL * sizeof(double))
+        pool_alloc(&self.hists, s, rows)
         self.slot[node] = s
         self.n_active += 1
         return 1
@@ -230,6 +270,9 @@ cdef class StreamPartitionTree(Tree):
             if s >= 0 and pool_has(&self.hists, s):
                 memset(pool_block(&self.hists, s), 0,
                        <size_t>self.hists.rows[s] * self.hists.stride * sizeof(double))
+            if s >= 0 and self.splitter == SPLITTER_GAUSSIAN:  # the summaries are labels too
+                memset(pool_block(&self.cands, s) + HEAD + <int32_t>pool_block(&self.cands, s)[0],
+                       0, TAIL * sizeof(double))
         return 0
 
     # ---------------------------------------------------------------- candidate statistics
@@ -338,16 +381,28 @@ cdef class StreamPartitionTree(Tree):
     # ---------------------------------------------------------------- one sample
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
-        cdef bint structure = rng_uniform(&self.rng) < self.structure_fraction
+        """A kept sample: to the structure stream or to the estimation stream (the paper's
+        honest trees: one draw of the tree's generator), or to both (`honest=False`)."""
+        cdef bint structure = True
+        if self.honest:
+            structure = rng_uniform(&self.rng) < self.structure_fraction
+        if self.splitter == SPLITTER_GAUSSIAN:
+            return self.learn_gaussian(x, y, w, structure, not structure or not self.honest)
+        return self.learn_points(x, y, w, structure, not structure or not self.honest)
+
+    cdef int learn_points(self, const double* x, double y, double w, bint structure,
+                          bint estimation) except -1 nogil:
+        """The paper's splitter: candidate thresholds from the leaf's first structure points,
+        their histograms, algorithms 3-7."""
         cdef int32_t j = self.root, depth = 0, s, c
         while True:
-            if not structure:
+            if estimation:
                 add_stats(self, j, y, w)
             if self.left[j] < 0:
                 break
             j = child(self, j, x)
             depth += 1
-        if not structure:
+        if estimation:
             self.n_estimation += w
         s = self.slot[j]
         if s < 0 and self.n_active < self.max_active and self.can_add(2):
@@ -356,14 +411,276 @@ cdef class StreamPartitionTree(Tree):
             s = self.slot[j]
         if s < 0:
             return 0
+        if estimation:
+            self.count(s, x, <int32_t>y, w, ESTIMATION)
         if not structure:
-            return self.count(s, x, <int32_t>y, w, ESTIMATION)
+            return 0
         self.add_point(s, x)
         self.count(s, x, <int32_t>y, w, STRUCTURE)
         c = self.best_split(j, s, depth)
         if c >= 0 and self.can_add(2):
             self.split(j, s, c)
         return 0
+
+    # ---------------------------------------------------------------- the Gaussian splitter
+
+    cdef int learn_gaussian(self, const double* x, double y, double w, bint structure,
+                            bint estimation) except -1 nogil:
+        """MOA's Hoeffding tree leaf, on the fringe: an active leaf keeps per-class Gaussian
+        summaries of its candidate features (structure points); every `grace_period` of
+        structure weight it splits at the best of `candidate_points` thresholds per feature
+        once the Hoeffding bound separates the best feature from the runner-up (or falls
+        below `tie_threshold`). With adaptive leaves, before a point is counted, the leaf
+        scores its majority class and its naive Bayes guess on it."""
+        cdef int32_t depth = self.descend(x), j = self.path[depth - 1], s, k, dims, c, top
+        cdef int32_t label = <int32_t>y
+        cdef double* cb
+        cdef double* g
+        cdef const double* v
+        s = self.slot[j]
+        if s < 0 and self.n_active < self.max_active and self.can_add(2):
+            self.activate(j)
+            s = self.slot[j]
+        if s >= 0 and self.leaf_prediction == LEAF_ADAPTIVE:
+            cb = pool_block(&self.cands, s)
+            dims = <int32_t>cb[0]
+            v = self.value + <size_t>j * self.value_stride
+            top = 0
+            for c in range(1, self.n_values):
+                if v[c] > v[top]:
+                    top = c
+            if self.weight[j] > 0.0 and top == label:
+                cb[HEAD + dims + MAJORITY_RIGHT] += w
+            if self.naive_bayes(j, s, x, NULL, 0) == label:
+                cb[HEAD + dims + BAYES_RIGHT] += w
+        if estimation:
+            for k in range(depth):
+                add_stats(self, self.path[k], y, w)
+            self.n_estimation += w
+        if s < 0 or not structure:
+            return 0
+        cb = pool_block(&self.cands, s)
+        g = pool_block(&self.hists, s)
+        dims = <int32_t>cb[0]
+        for k in range(dims):
+            if x[<int32_t>cb[HEAD + k]] == x[<int32_t>cb[HEAD + k]]:
+                gauss_add(g + <size_t>k * G_ROWS * self.hists.stride, self.hists.stride, label,
+                          x[<int32_t>cb[HEAD + k]], w)
+        cb[HEAD + dims + SEEN] += w
+        if cb[HEAD + dims + SEEN] - cb[HEAD + dims + CHECKED] < self.grace_period:
+            return 0
+        cb[HEAD + dims + CHECKED] = cb[HEAD + dims + SEEN]
+        if self.can_add(2):
+            self.gauss_split(j, s)
+        return 0
+
+    cdef int gauss_split(self, int32_t node, int32_t s) except -1 nogil:
+        """The Hoeffding test at leaf `node` (fringe slot `s`): per candidate feature, the best
+        information gain over `candidate_points` thresholds evenly inside the range seen, each
+        side's class weights estimated from the Gaussians (a side must hold 1% of the weight);
+        split at the best if it beats the runner-up feature (or no split, gain 0) by more than
+        eps = sqrt(R^2 ln(1/delta) / 2n), R = log2(classes), n the structure weight seen, or if
+        eps < tie_threshold. The children start with the leaf's class histogram shared out as
+        the chosen feature's Gaussians share each class."""
+        cdef double* cb = pool_block(&self.cands, s)
+        cdef const double* g
+        cdef size_t stride = self.hists.stride
+        cdef int32_t dims = <int32_t>cb[0], nv = self.n_values, bins = self.candidate_points
+        cdef int32_t k, i, c, p, present, best_k = -1, l, side
+        cdef double low, high, total, t, gain, nl, sl, sr, lw, parent, eps, r
+        cdef double n = cb[HEAD + dims + SEEN]
+        cdef double first = 0.0, second = 0.0, dim_best, dim_t, best_t = 0.0, share
+        cdef double* scratch = <double*>malloc(5 * <size_t>(nv if nv > 0 else 1) * sizeof(double))
+        cdef double* w          # the classes present: weight, mean, sd, lowest, highest value
+        cdef double* mean
+        cdef double* sd
+        cdef double* lo
+        cdef double* hi
+        cdef double* v
+        if scratch == NULL:
+            with gil:
+                raise MemoryError()
+        w = scratch
+        mean = scratch + nv
+        sd = scratch + 2 * nv
+        lo = scratch + 3 * nv
+        hi = scratch + 4 * nv
+        try:
+            for k in range(dims):
+                g = pool_block(&self.hists, s) + <size_t>k * G_ROWS * stride
+                present = 0
+                parent = 0.0
+                total = 0.0
+                low = INFINITY
+                high = -INFINITY
+                for c in range(nv):
+                    if g[c] <= 0.0:
+                        continue
+                    w[present] = g[c]
+                    mean[present] = g[G_MEAN * stride + c]
+                    sd[present] = sqrt(g[G_M2 * stride + c] / g[c]) * 1.4142135623730951
+                    lo[present] = g[G_LOW * stride + c]
+                    hi[present] = g[G_HIGH * stride + c]
+                    low = lo[present] if lo[present] < low else low
+                    high = hi[present] if hi[present] > high else high
+                    total += g[c]
+                    parent -= xlog2x(g[c])
+                    present += 1
+                if present < 2 or not high > low:
+                    continue  # one class, or one value: nothing to gain
+                parent += xlog2x(total)
+                dim_best = 0.0
+                dim_t = low
+                for i in range(bins):
+                    t = low + (high - low) * (i + 1) / (bins + 1)
+                    nl = 0.0
+                    sl = 0.0
+                    sr = 0.0
+                    for p in range(present):  # gauss_below, with the class's sd at hand
+                        if t < lo[p]:
+                            lw = 0.0
+                        elif t >= hi[p]:
+                            lw = w[p]
+                        elif sd[p] <= 0.0:
+                            lw = w[p] if t >= mean[p] else 0.0
+                        else:
+                            lw = w[p] * 0.5 * erfc((mean[p] - t) / sd[p])
+                        nl += lw
+                        sl += xlog2x(lw)
+                        sr += xlog2x(w[p] - lw)
+                    if nl < MIN_BRANCH_FRACTION * total or total - nl < MIN_BRANCH_FRACTION * total:
+                        continue
+                    gain = entropy_gain(parent, total, nl, sl, total - nl, sr)
+                    if gain > dim_best:
+                        dim_best = gain
+                        dim_t = t
+                if dim_best > first:
+                    second = first
+                    first = dim_best
+                    best_k = k
+                    best_t = dim_t
+                elif dim_best > second:
+                    second = dim_best
+            if best_k < 0 or first <= self.min_gain:
+                return 0
+            r = log2(<double>(nv if nv > 2 else 2))
+            eps = sqrt(r * r * log(1.0 / self.split_confidence) / (2.0 * n))
+            if not (first - second > eps or eps < self.tie_threshold):
+                return 0
+            g = pool_block(&self.hists, s) + <size_t>best_k * G_ROWS * stride
+            l = self.add_children(node, <int32_t>cb[HEAD + best_k], best_t)
+            v = self.value + <size_t>node * self.value_stride
+            total = 0.0
+            for c in range(nv):
+                # left: the class's share below the threshold, rounded to a whole weight (the
+                # weights are whole: counts stay exact, and a parent holds its children's
+                # weight through every later addition); right: the rest
+                share = gauss_below(g, stride, c, best_t) / g[c] if g[c] > 0.0 else 0.5
+                lw = floor(v[c] * share + 0.5)
+                if lw > v[c]:
+                    lw = v[c]
+                self.value[<size_t>l * self.value_stride + c] = lw
+                self.value[<size_t>(l + 1) * self.value_stride + c] = v[c] - lw
+                total += lw
+            self.weight[l] = total
+            self.weight[l + 1] = self.weight[node] - total if self.weight[node] > total else 0.0
+            self.born[l] = self.n_estimation
+            self.born[l + 1] = self.n_estimation
+            self.deactivate(node)
+            self.n_splits += 1
+            self.refill()
+        finally:
+            free(scratch)
+        return 0
+
+    cdef int naive_bayes(self, int32_t node, int32_t s, const double* x, double* out,
+                         int32_t n_out) noexcept nogil:
+        """Naive Bayes at active leaf `node` (fringe slot `s`): the leaf's class histogram as
+        the prior, the Gaussians of its candidate features as the likelihoods (a feature's
+        variance floored at (1% of its range)^2; a missing value is left out). Writes the
+        posterior into `out[:n_out]` (if not NULL) and returns the most probable class, or -1
+        when no class has both prior weight and summaries."""
+        cdef const double* cb = pool_block(&self.cands, s)
+        cdef const double* g
+        cdef const double* v = self.value + <size_t>node * self.value_stride
+        cdef size_t stride = self.hists.stride
+        cdef int32_t dims = <int32_t>cb[0], nv = self.n_values, k, c, best = -1
+        cdef double top = -INFINITY, low, high, min_var, xv, total, var, d
+        cdef double local[128]
+        cdef double* score = local
+        cdef double* volume     # per class, a product of variances not yet in the score's log
+        if nv > 64:
+            score = <double*>malloc(2 * <size_t>nv * sizeof(double))
+            if score == NULL:
+                return -1
+        volume = score + nv
+        for c in range(nv):
+            score[c] = log(v[c]) if v[c] > 0.0 else -INFINITY
+            volume[c] = 1.0
+        for k in range(dims):
+            xv = x[<int32_t>cb[HEAD + k]]
+            if xv != xv:
+                continue
+            g = pool_block(&self.hists, s) + <size_t>k * G_ROWS * stride
+            gauss_span(g, stride, nv, &low, &high)
+            if not high >= low:
+                continue
+            min_var = MIN_SD_SHARE * (high - low)
+            min_var = min_var * min_var if min_var > 0.0 else 1e-12
+            for c in range(nv):
+                if score[c] == -INFINITY:
+                    continue
+                if g[c] <= 0.0:  # gauss_log_density's -inf: a class without values
+                    score[c] = -INFINITY
+                    continue
+                # gauss_log_density, its log(2 pi var) taken once per few features
+                var = g[G_M2 * stride + c] / g[c]
+                if var < min_var:
+                    var = min_var
+                d = xv - g[G_MEAN * stride + c]
+                score[c] -= 0.5 * d * d / var
+                volume[c] *= 6.283185307179586 * var
+                if not 1e-100 < volume[c] < 1e100:
+                    score[c] -= 0.5 * log(volume[c])
+                    volume[c] = 1.0
+        for c in range(nv):
+            if score[c] > -INFINITY:
+                score[c] -= 0.5 * log(volume[c])
+        for c in range(nv):
+            if score[c] > top:
+                top = score[c]
+                best = c
+        if out != NULL and best >= 0:
+            total = 0.0
+            for c in range(n_out):
+                out[c] = exp(score[c] - top) if c < nv and score[c] > -INFINITY else 0.0
+                total += out[c]
+            for c in range(n_out):
+                out[c] /= total
+        if score != local:
+            free(score)
+        return best
+
+    cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
+        """The smoothed path estimate; at an active leaf with naive Bayes leaves (or adaptive
+        ones where naive Bayes has been right more often than the majority class), the naive
+        Bayes posterior instead."""
+        cdef int32_t depth = self.descend(x), j, s, dims
+        cdef const double* cb
+        self.blend_path(depth, out, n_out)
+        if self.leaf_prediction == LEAF_MAJORITY or depth <= 0:
+            return
+        j = self.path[depth - 1]
+        s = self.slot[j]
+        if s < 0 or self.weight[j] <= 0.0:
+            return
+        if self.leaf_prediction == LEAF_ADAPTIVE:
+            cb = pool_block(&self.cands, s)
+            dims = <int32_t>cb[0]
+            if cb[HEAD + dims + BAYES_RIGHT] <= cb[HEAD + dims + MAJORITY_RIGHT]:
+                return
+        if self.naive_bayes(j, s, x, out, n_out) < 0:  # no class with both: keep the path's
+            self.blend_path(depth, out, n_out)
 
     # ---------------------------------------------------------------- introspection
 
@@ -386,7 +703,10 @@ cdef class StreamPartitionTree(Tree):
         """The fringe as {leaf: (columns, thresholds, histograms)}: the candidate columns, the
         (points x columns) thresholds and the (points x columns x 4 x classes) histograms
         (structure left, structure right, estimation left, estimation right), for tests and
-        pictures."""
+        pictures. With the Gaussian splitter, {leaf: (columns, summaries, counters)}: the
+        (columns x 5 x classes) summaries (weight, mean, squared deviations, lowest, highest
+        value per class, `_gaussian.pxd`) and the structure weight seen, at the last split
+        check, and the weight the majority class and naive Bayes predicted right."""
         cdef int32_t j, s, dims, n, m = self.candidate_points
         cdef const double* cb
         cdef const double* h
@@ -400,6 +720,11 @@ cdef class StreamPartitionTree(Tree):
             dims = <int32_t>cb[0]
             n = <int32_t>cb[1]
             cols = np.array([cb[HEAD + k] for k in range(dims)], dtype=np.int64)
+            if self.splitter == SPLITTER_GAUSSIAN:
+                g = np.array([h[k] for k in range(dims * G_ROWS * self.hists.stride)])
+                g = g.reshape(dims, G_ROWS, self.hists.stride)[:, :, :self.n_values]
+                out[j] = (cols, g, np.array([cb[HEAD + dims + k] for k in range(TAIL)]))
+                continue
             thr = np.array([cb[HEAD + dims + k] for k in range(n * dims)]).reshape(n, dims)
             hist = np.array([h[k] for k in range(m * dims * PARTS * self.hists.stride)])
             hist = hist.reshape(m, dims, PARTS, self.hists.stride)[:n, :, :, :self.n_values]

@@ -861,6 +861,19 @@ cdef class Tree:
             for i in range(X.shape[0]):
                 self.learn_sample(row_of(X, i), n_features, y[i])
 
+    def predict_rows(self, const double[:, ::1] X, int32_t n_out):
+        """The tree's estimate of every row of `X` (`n_out` values a row: class probabilities,
+        or regression's (mean, mean of y^2)), exactly as the forest reads it, for tests."""
+        cdef Py_ssize_t i
+        out = np.zeros((X.shape[0], n_out), dtype=np.float64)
+        cdef double[:, ::1] view = out
+        if self.root < 0:
+            return out
+        with nogil:
+            for i in range(X.shape[0]):
+                self.predict(row_of(X, i), &view[i, 0], n_out)
+        return out
+
     # ---------------------------------------------------------------- introspection
 
     @property
