@@ -210,7 +210,10 @@ NO_GAIN = {"PurelyRandomForestRegressor", "PurelyRandomForestClassifier"}
 #: forests whose detectors cost accuracy here, so only the bookkeeping is asserted: XForest's
 #: trees keep growing from every batch (they follow the change), while a replaced XTree starts
 #: from nothing (error after the drift 0.205 with ARF's detectors against 0.143 without)
-COSTS = {"XForestClassifier"}
+#: The stream-partitioning forest's defaults since 0.3.0 (Hoeffding splits on every point,
+#: Poisson(6) weights, naive Bayes leaves) relearn this drift faster than a fresh tree does:
+#: error after it 0.057 with ARF's detectors against 0.017 without (DDM: 0.051). Issue 31.
+COSTS = {"XForestClassifier", "StreamPartitionForestClassifier"}
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
@@ -632,9 +635,11 @@ def test_bad_detectors_raise_a_value_error_naming_the_parameter(cls):
 def test_a_binary_detector_adapts_a_classifier(cls):
     """river's binary DDM (drift) and DDM with a lower threshold (warning) watch the 0/1
     errors: trees are replaced, at least 75% of them after the drift (BSP's first trees
-    trip DDM once at sample 71), and, except for XForest (whose fresh trees learn the new
-    concept slowly: its error after the drift is twice the plain forest's), the error after
-    the drift is at most 0.9 times the plain forest's (measured 0.53 to 0.86)."""
+    trip DDM once at sample 71), and, except for the `COSTS` forests (XForest, whose fresh
+    trees learn the new concept slowly: its error after the drift is twice the plain
+    forest's; the stream-partitioning forest, whose trees relearn faster than fresh ones),
+    the error after the drift is at most 0.9 times the plain forest's (measured 0.53 to
+    0.86)."""
     data, at = drifting(cls, N_CLF)
     model = make(cls, dict(drift_detector=binary.DDM(),
                            warning_detector=binary.DDM(drift_threshold=2.0)))
@@ -642,7 +647,7 @@ def test_a_binary_detector_adapts_a_classifier(cls):
     assert model.n_replaced >= 1 and model.n_replaced == sum(model.drifts_per_tree)
     assert sum(model.warnings_per_tree) >= 1
     assert sum(p > at for p, _ in model.drift_log) >= 0.75 * len(model.drift_log)
-    if not batch_native(cls):
+    if not batch_native(cls) and cls.__name__ not in COSTS:
         bound = 1.05 if cls.__name__ in NO_GAIN else 0.9
         assert np.mean(losses[at:]) <= bound * np.mean(plain_losses(cls, N_CLF)[at:])
 

@@ -14,12 +14,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from river_forests import StreamPartitionForestClassifier, XForestClassifier
+from river_forests import StreamPartitionForestClassifier
+from river_forests import XForestClassifier as _XForestClassifier
 from river_forests._core._random import tree_seed
 
 from .conftest import ESTIMATORS, is_classifier, name_of, route, same_state
 
 # ------------------------------------------------------------------------------- helpers
+
+
+#: the paper's algorithm, which these tests check against algorithms 1 and 2 (the package's
+#: defaults since 0.3.0 try 60% of the features, learn each batch without a bootstrap and
+#: split nodes of 5 rows or more: `python -m benchmarks experiment few_samples`)
+PAPER_ALGORITHM = dict(max_features="sqrt", bootstrap=True, min_samples_split=2, features_per_tree=64)
+
+
+def XForestClassifier(**params):
+    return _XForestClassifier(**{**PAPER_ALGORITHM, **params})
 
 
 def frame(V) -> pd.DataFrame:
