@@ -10,7 +10,8 @@ adaptive random forest (10 trees), at 1,000, 2,000, 5,000 and 10,000 samples and
 the stream (progressive accuracy so far, as the benchmark's checkpoints).
 
 * **Tuning half** (the registry's tuning streams of this kind): each forest's candidate
-  configurations, 10 trees, seed 42. Among the candidates at least ``SPEED`` times as fast
+  configurations (each its params over the package's defaults at the run, so a row that
+  does not name a parameter the defaults later took shows them), 10 trees, seed 42. Among the candidates at least ``SPEED`` times as fast
   as river's ARF (median samples/s over the streams, the issue's speed target), the one of
   best mean accuracy over every (stream, checkpoint) becomes the default.
 * **Report half** (the registry's report streams of this kind; ``few_samples_report``): the
@@ -205,11 +206,17 @@ def measure(params: dict) -> dict:
 
 # ----------------------------------------------------------------------------- the peers
 
-def peer_points(stream: str, model: str, n: int) -> dict | None:
-    """The benchmark's (full) record of peer `model` on `stream` as checkpoints of a run over
-    its first `n` samples (``None`` if the store has none): the accuracy so far at 1k, 2k, 5k
-    and 10k below `n`, and at `n` ("full"; a prefix of the stream scores what the full run
-    scored at that point)."""
+#: the benchmark's names of the label-aware forests' records
+BENCH_NAMES = {"StreamPartitionForestClassifier": "StreamPartitionForest",
+               "XForestClassifier": "XForest"}
+
+
+def peer_points(stream: str, model: str, n: int, version: str | None = None) -> dict | None:
+    """The benchmark's (full) record of `model` on `stream` (the latest, or that of `version`)
+    as checkpoints of a run over its first `n` samples (``None`` if the store has none): the
+    accuracy so far at 1k, 2k, 5k and 10k below `n`, and at `n` ("full"; a prefix of the
+    stream scores what the full run scored at that point). The benchmark's protocol: a sample
+    a model could not predict is left out."""
     import json
     from pathlib import Path
 
@@ -218,7 +225,7 @@ def peer_points(stream: str, model: str, n: int) -> dict | None:
     records = []
     for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         r = json.loads(f.read_text())
-        if r.get("status") == "ok":
+        if r.get("status") == "ok" and (version is None or r["version"].get("key") == version):
             records.append(r)
     if not records:
         return None
@@ -349,6 +356,33 @@ def report(results: dict, quick: bool, name: str = NAME, halves: tuple = HALVES)
                     cells.append(" / ".join(_fmt(p.get(m, p.get("full"))) for m in marks_of(n)) if p else "—")
                 per.append(cells)
             lines += _common.markdown_table(["stream", f"{_short(forest)} {head}", *PEERS], per) + [""]
+        # the same comparison in the benchmark's own records (its protocol leaves out a sample
+        # a model could not predict: XForest's first batch), at this code version
+        from benchmarks import store
+
+        key = store.our_version()["key"]
+        table = []
+        for who in (*BENCH_NAMES.values(), *PEERS):
+            per_mark = {m: [] for m in ["1000", "2000", "5000", "10000", "full"]}
+            ok = True
+            for name in names:
+                from benchmarks.streams import STREAMS as REGISTRY
+
+                n = min(REGISTRY[name].n, QUICK_N) if quick else REGISTRY[name].n
+                p = peer_points(name, who, n, key if who in BENCH_NAMES.values() else None)
+                if p is None:
+                    ok = False
+                    break
+                for m in marks_of(n):
+                    per_mark[m].append(p["points"].get(m, p["points"]["full"]))
+            if ok:
+                table.append([who, *(_fmt(float(np.mean(v))) if v else "—" for v in per_mark.values())])
+        if table:
+            lines += [f"### In the benchmark's records ({key} for ours)", "",
+                      "The defaults' rows of the benchmark (`python -m benchmarks run`), whose "
+                      "protocol leaves out a sample a model could not predict (XForest's first "
+                      "batch of 100), on the same streams; mean accuracy (%) so far:", ""]
+            lines += _common.markdown_table(["model", "1k", "2k", "5k", "10k", "end"], table) + [""]
         # the curves of the half's streams: the forests' defaults or chosen rows and the peers
         fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.6), squeeze=False)
         for ax, name in zip(axes[0], names):
