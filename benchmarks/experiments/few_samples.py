@@ -220,8 +220,10 @@ def peer_points(stream: str, model: str, n: int, version: str | None = None) -> 
     import json
     from pathlib import Path
 
+    from benchmarks import store
+
     folder = (Path(__file__).resolve().parents[1] / "results" / "store" / "full" / stream
-              / ("clf-" + model.replace(" ", "_")))
+              / ("clf-" + store.slug(model)))
     records = []
     for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         r = json.loads(f.read_text())
@@ -362,14 +364,19 @@ def report(results: dict, quick: bool, name: str = NAME, halves: tuple = HALVES)
 
         key = store.our_version()["key"]
         table = []
-        for who in (*BENCH_NAMES.values(), *PEERS):
+        from benchmarks.streams import STREAMS as REGISTRY
+
+        ours = list(BENCH_NAMES.values())
+        # MOA's ARF carries ADWIN detectors: our forests with the same ones where the stream
+        # drifts (the benchmark's "+ ADWIN" rows), beside them as they come
+        adwin = [f"{o} (+ ADWIN where the stream drifts)" for o in ours]
+        for who in (*ours, *adwin, *PEERS):
             per_mark = {m: [] for m in ["1000", "2000", "5000", "10000", "full"]}
             ok = True
             for name in names:
-                from benchmarks.streams import STREAMS as REGISTRY
-
                 n = min(REGISTRY[name].n, QUICK_N) if quick else REGISTRY[name].n
-                p = peer_points(name, who, n, key if who in BENCH_NAMES.values() else None)
+                model = who.split(" (+")[0] + (" + ADWIN" if who in adwin and REGISTRY[name].drifting else "")
+                p = peer_points(name, model, n, key if who in ours or who in adwin else None)
                 if p is None:
                     ok = False
                     break
