@@ -57,9 +57,11 @@ _SP_02 = {"splitter": "points", "honest": True, "leaf_prediction": "majority",
           "features_per_tree": 64}
 _SP_PAPER = {**_SP_02, "max_features": 11.0, "candidate_points": 10, "alpha": 5.0, "beta": 10.0,
              "aggregation": "vote"}
+#: MOA's configuration, the first round's centre (its delta written out: the package's
+#: default took the fourth round's 0.1)
 _SP_BASE = {"splitter": "gaussian", "honest": False, "leaf_prediction": "adaptive",
             "candidate_points": 10, "subsampling": "poisson", "subsample_rate": 6.0,
-            "features_per_tree": 64}
+            "features_per_tree": 64, "split_confidence": 0.01}
 _XF_02 = {"max_features": "sqrt", "criterion": "gini", "min_samples_split": 2, "batch_size": 100,
           "bootstrap": True, "smoothing": 0.5, "features_per_tree": 64}
 _XF_PAPER = {**_XF_02, "smoothing": 0.0}

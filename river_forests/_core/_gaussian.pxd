@@ -41,19 +41,40 @@ cdef inline void gauss_add(double* g, size_t stride, int32_t c, double v, double
         g[G_HIGH * stride + c] = v
 
 
-cdef inline double gauss_below(const double* g, size_t stride, int32_t c, double t) noexcept nogil:
-    """The estimated weight of class `c`'s values at or below `t`: all of it above the largest
-    value seen, none below the smallest, the normal distribution function in between (MOA's
-    binary split estimate)."""
-    cdef double w = g[c], sd
-    if w <= 0.0 or t < g[G_LOW * stride + c]:
+cdef inline double normal_below(double w, double mean, double scale, double low, double high,
+                                double t) noexcept nogil:
+    """The estimated weight at or below `t` of `w` values of mean `mean`, `scale` = their
+    standard deviation times sqrt(2), seen between `low` and `high`: all of it above the
+    largest value, none below the smallest, the normal distribution function in between
+    (MOA's binary split estimate). A search over thresholds computes `scale` once a class."""
+    if t < low:
         return 0.0
-    if t >= g[G_HIGH * stride + c]:
+    if t >= high:
         return w
-    sd = sqrt(g[G_M2 * stride + c] / w)
-    if sd <= 0.0:
-        return w if t >= g[G_MEAN * stride + c] else 0.0
-    return w * 0.5 * erfc((g[G_MEAN * stride + c] - t) / (sd * 1.4142135623730951))
+    if scale <= 0.0:
+        return w if t >= mean else 0.0
+    return w * 0.5 * erfc((mean - t) / scale)
+
+
+cdef inline double gauss_scale(const double* g, size_t stride, int32_t c) noexcept nogil:
+    """`normal_below`'s scale of class `c` (weight > 0): its standard deviation times sqrt(2)."""
+    return sqrt(g[G_M2 * stride + c] / g[c]) * 1.4142135623730951
+
+
+cdef inline double gauss_below(const double* g, size_t stride, int32_t c, double t) noexcept nogil:
+    """`normal_below` for class `c`'s summary (0 for a class without values)."""
+    if g[c] <= 0.0:
+        return 0.0
+    return normal_below(g[c], g[G_MEAN * stride + c], gauss_scale(g, stride, c),
+                        g[G_LOW * stride + c], g[G_HIGH * stride + c], t)
+
+
+cdef inline double gauss_variance(const double* g, size_t stride, int32_t c,
+                                  double min_var) noexcept nogil:
+    """Class `c`'s variance (weight > 0), at least `min_var`: a class seen once, or always at
+    one value, is a narrow bump for naive Bayes, not a spike."""
+    cdef double var = g[G_M2 * stride + c] / g[c]
+    return var if var >= min_var else min_var
 
 
 cdef inline double gauss_span(const double* g, size_t stride, int32_t n, double* low,

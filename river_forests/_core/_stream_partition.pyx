@@ -36,7 +36,7 @@ The information gain compares a candidate's sides over the structure points it h
 every candidate saw the same points, and not biased towards late candidates otherwise.
 """
 
-from libc.math cimport INFINITY, NAN, erfc, exp, floor, log, log2, pow, sqrt
+from libc.math cimport INFINITY, NAN, exp, floor, log, log2, pow, sqrt
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
@@ -44,7 +44,8 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from ._axis cimport child
-from ._gaussian cimport G_HIGH, G_LOW, G_M2, G_MEAN, G_ROWS, gauss_add, gauss_below, gauss_span
+from ._gaussian cimport (G_HIGH, G_LOW, G_MEAN, G_ROWS, gauss_add, gauss_below, gauss_scale, gauss_span,
+                         gauss_variance, normal_below)
 from ._impurity cimport CRITERION_ENTROPY, entropy_gain, split_gain, xlog2x
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has
 from ._random cimport rng_poisson, rng_randint, rng_uniform
@@ -486,12 +487,12 @@ cdef class StreamPartitionTree(Tree):
         cdef const double* g
         cdef size_t stride = self.hists.stride
         cdef int32_t dims = <int32_t>cb[0], nv = self.n_values, bins = self.candidate_points
-        cdef int32_t k, i, c, p, present, best_k = -1, l, side
+        cdef int32_t k, i, c, p, present, best_k = -1, l
         cdef double low, high, total, t, gain, nl, sl, sr, lw, parent, eps, r
         cdef double n = cb[HEAD + dims + SEEN]
         cdef double first = 0.0, second = 0.0, dim_best, dim_t, best_t = 0.0, share
         cdef double* scratch = <double*>malloc(5 * <size_t>(nv if nv > 0 else 1) * sizeof(double))
-        cdef double* w          # the classes present: weight, mean, sd, lowest, highest value
+        cdef double* w          # the classes present: weight, mean, scale, lowest, highest value
         cdef double* mean
         cdef double* sd
         cdef double* lo
@@ -518,7 +519,7 @@ cdef class StreamPartitionTree(Tree):
                         continue
                     w[present] = g[c]
                     mean[present] = g[G_MEAN * stride + c]
-                    sd[present] = sqrt(g[G_M2 * stride + c] / g[c]) * 1.4142135623730951
+                    sd[present] = gauss_scale(g, stride, c)
                     lo[present] = g[G_LOW * stride + c]
                     hi[present] = g[G_HIGH * stride + c]
                     low = lo[present] if lo[present] < low else low
@@ -536,15 +537,8 @@ cdef class StreamPartitionTree(Tree):
                     nl = 0.0
                     sl = 0.0
                     sr = 0.0
-                    for p in range(present):  # gauss_below, with the class's sd at hand
-                        if t < lo[p]:
-                            lw = 0.0
-                        elif t >= hi[p]:
-                            lw = w[p]
-                        elif sd[p] <= 0.0:
-                            lw = w[p] if t >= mean[p] else 0.0
-                        else:
-                            lw = w[p] * 0.5 * erfc((mean[p] - t) / sd[p])
+                    for p in range(present):
+                        lw = normal_below(w[p], mean[p], sd[p], lo[p], hi[p], t)
                         nl += lw
                         sl += xlog2x(lw)
                         sr += xlog2x(w[p] - lw)
@@ -630,13 +624,11 @@ cdef class StreamPartitionTree(Tree):
             for c in range(nv):
                 if score[c] == -INFINITY:
                     continue
-                if g[c] <= 0.0:  # gauss_log_density's -inf: a class without values
+                if g[c] <= 0.0:  # a class without values has no likelihood
                     score[c] = -INFINITY
                     continue
-                # gauss_log_density, its log(2 pi var) taken once per few features
-                var = g[G_M2 * stride + c] / g[c]
-                if var < min_var:
-                    var = min_var
+                # log N(xv; mean, var), its log(2 pi var) taken once per few features
+                var = gauss_variance(g, stride, c, min_var)
                 d = xv - g[G_MEAN * stride + c]
                 score[c] -= 0.5 * d * d / var
                 volume[c] *= 6.283185307179586 * var
