@@ -46,8 +46,8 @@ _PARAMS_DOC = """
         (MOA's 50). With the default Poisson(10) weights, about every 5 samples.
     split_confidence
         Gaussian splitter: delta of the Hoeffding bound eps = sqrt(R^2 ln(1/delta) / 2n),
-        R = log2(classes), n the leaf's structure weight. MOA's 0.01 scored 0.3 point below
-        0.1 on the few-samples tuning streams.
+        R = log2(classes), n the leaf's structure weight. MOA's is 0.01; 0.1 was chosen on the
+        few-samples tuning streams.
     tie_threshold
         Gaussian splitter: split at the best candidate when eps falls below it, however
         close the runner-up (MOA's 0.05).
@@ -66,7 +66,7 @@ _PARAMS_DOC = """
         82%.
     candidate_points
         Thresholds per candidate feature. Gaussian splitter: that many, evenly inside the
-        range seen (MOA's 10; 5 ranked first on the few-samples tuning streams). Points
+        range seen (MOA's 10; 5 was chosen on the few-samples tuning streams). Points
         splitter: m, a leaf's first m structure points give the thresholds (x <= value goes
         left); 5 scored 86.55% and the paper's 10 86.41% at twice the fringe's memory.
     min_gain

@@ -23,16 +23,16 @@ _PARAMS_DOC = """
         ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
         (0, 1] (that fraction of d; 0.6, MOA's ARF's share, is the default since 0.3.0) or
         None (all of them). A drawn feature that is constant at the node does not count, as
-        in scikit-learn. On the few-samples tuning streams 60% gained 0.9 point on sqrt(d)
-        (``python -m benchmarks experiment few_samples``).
+        in scikit-learn. 0.6 was chosen on the few-samples tuning streams
+        (``python -m benchmarks experiment few_samples``; the documentation's XForest page
+        quotes its run).
     criterion
         The impurity a split decreases most: ``"gini"`` (default, scikit-learn's and the
         paper's) or ``"entropy"``.
     min_samples_split
         A node splits only if at least this many distinct rows of the batch reach it (and
-        they are not all of one class). 5 by default since 0.3.0 (the paper's and
-        scikit-learn's 2 scored 0.2 point lower on the few-samples tuning streams, within
-        the noise of one seed).
+        they are not all of one class). 5 by default since 0.3.0, chosen on the few-samples
+        tuning streams (the paper's and scikit-learn's 2 came within the noise of one seed).
     max_depth
         Nodes at this depth stay leaves (the root is at depth 0); None: no limit but
         ``max_nodes``.
@@ -48,8 +48,8 @@ _PARAMS_DOC = """
     bootstrap
         True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
         False (default since 0.3.0): every tree learns the batch as it is (the trees then
-        differ by their feature draws), so a split sees every row of a small batch; on the
-        few-samples tuning streams it gained 0.8 point over the bootstrap.
+        differ by their feature draws), so a split sees every row of a small batch; chosen
+        on the few-samples tuning streams.
 """
 
 _OVERRIDES = {
