@@ -99,8 +99,12 @@ SHARED_DEFAULTS = {
     "max_width": 100_000,
     "drift_detector": None,
     "warning_detector": None,
+    "background_swap": "when_better",
     "seed": None,
 }
+
+#: `background_swap` values -> codes of `_core/_forest.pxd`
+SWAP_RULES = {"at_drift": 0, "when_better": 1}
 
 #: parameters renamed in 0.2.0, old name -> new name (the changelog lists them); a model
 #: pickled before loads with them renamed, a constructor given an old name says the new one
@@ -244,20 +248,35 @@ _SHARED_DOC = {
         (``river.drift.ADWIN()``, ``PageHinkley()``, ...; a binary one such as
         ``drift.binary.DDM()`` for a classifier) that each tree gets a fresh copy of. It
         watches the tree's prequential error, each sample's loss before the tree learns it:
-        0/1 for a classifier, the absolute error of the tree's mean for a regressor. On a
-        drift (a rise of the error: a detector that tracks its window's mean, as ADWIN does,
-        also flags falls, which a learning tree's error makes and which are ignored) the
-        tree is replaced by its background tree (see ``warning_detector``) or by a
-        fresh one, seeded reproducibly from the forest's seed. None (default): the paper's
-        algorithm, no adaptation. ``drifts_per_tree`` and ``drift_log`` report what happened.
-        With a detector, ``learn_many`` learns its rows one at a time (each tree's error on a
-        row comes before it learns the row, and a replacement takes effect at once), as a
-        ``learn_one`` loop does.""",
+        0/1 for a classifier, the absolute error of the tree's mean for a regressor. A drift
+        is a rise of the error (a detector that tracks its window's mean, as ADWIN does, also
+        flags falls, which a learning tree's error makes and which are ignored); what follows
+        is ``background_swap``'s. river's ``drift.ADWIN`` runs compiled inside the forest's
+        loop (the same detections, no Python call per tree and sample); another detector is
+        called from it. None (default): the paper's algorithm, no adaptation.
+        ``drifts_per_tree``, ``swaps_per_tree`` and ``drift_log`` report what happened. With
+        a detector, ``learn_many`` learns its rows one at a time in one compiled loop (each
+        tree's error on a row comes before it learns the row, and a replacement takes effect
+        at once), exactly as a ``learn_one`` loop does.""",
     "warning_detector": """
     warning_detector
         A second, more sensitive detector on the same error (None: none): on a warning the
-        tree starts a background tree of its kind, which learns alongside it from then on
-        and takes its place on a drift. Needs ``drift_detector``.""",
+        tree starts a background tree of its kind (a fresh one, seeded reproducibly from the
+        forest's seed), which learns alongside it from then on. Needs ``drift_detector``.""",
+    "background_swap": """
+    background_swap
+        What a drift does. ``"at_drift"``: the tree's background tree (or, without one, a
+        fresh tree) takes its place at once, as river's and MOA's adaptive random forests
+        do. ``"when_better"`` (default): the drift starts a duel (and a background tree, if
+        the tree has none); the background tree takes the tree's place once it makes
+        significantly fewer errors than the tree on the rows since the drift (those it could
+        predict, the recent ones weighing more: the k-th latest 0.99^k; the weighted sum S of
+        the differences of their errors is positive and S^2 > 4 Q, Q the sum of their squared
+        weighted differences: two standard deviations), and is dropped once significantly
+        worse (S < 0 and S^2 > 9 Q, after at least 100 rows). A false alarm then costs a
+        background tree's learning, not a grown tree; a real drift swaps a little later.
+        Chosen on the benchmark's tuning half
+        (``python -m benchmarks experiment drift``).""",
     "seed": """
     seed
         Random seed. The same seed on the same stream gives the same model, whatever the
@@ -359,6 +378,9 @@ class BaseForest(base.Estimator, abc.ABC):
         if warning_detector is not None and drift_detector is None:
             raise ValueError("warning_detector needs a drift_detector: its background trees "
                              "take a tree's place only on a drift")
+        if params["background_swap"] not in SWAP_RULES:
+            raise ValueError("background_swap must be 'at_drift' or 'when_better', got "
+                             f"{params['background_swap']!r}")
         self._core = self._new_core()
         self._reset_detectors()
         self._set_budget()
@@ -390,9 +412,9 @@ class BaseForest(base.Estimator, abc.ABC):
         fixed = int(self._raw_memory_usage) - trees
         # headroom for what grows with the stream outside the trees and the registries (the
         # core counts those, and a batch forest's buffer): the drift log
-        fixed += 64 * self.DRIFT_LOG if self.drift_detector is not None else 0
+        fixed += 72 * self.DRIFT_LOG if self.drift_detector is not None else 0
         core.budget_fixed = int(fixed + self._budget_margin * self._budget_bytes)
-        core.budget_slots = self.n_estimators * (2 if self.warning_detector is not None else 1)
+        core.budget_slots = self.n_estimators * (2 if self._background_trees else 1)
         core.budget = int(self._budget_bytes)
         core.rebudget()
         need = max(sys.getsizeof(t) for t in core.trees)
@@ -412,99 +434,76 @@ class BaseForest(base.Estimator, abc.ABC):
     #: drift positions kept by `drift_log` (the most recent; memory stays bounded)
     DRIFT_LOG = 1000
 
-    def _reset_detectors(self):
-        """A fresh copy of each detector for each tree, and empty reports."""
-        n = self.n_estimators
-        adaptive = self.drift_detector is not None
-        self._core.track = adaptive
-        self._drift_detectors = [self.drift_detector.clone() for _ in range(n)] if adaptive else None
-        self._warning_detectors = ([self.warning_detector.clone() for _ in range(n)]
-                                   if self.warning_detector is not None else None)
-        self._drifts = [0] * n
-        self._warnings = [0] * n
-        self._drift_log = collections.deque(maxlen=self.DRIFT_LOG)
-        self._n_watched = 0
+    @property
+    def _background_trees(self) -> bool:
+        """Whether a tree may have a background tree (a warning starts one, or a drift starts a
+        duel): the budget then keeps a share for it."""
+        return self.drift_detector is not None and (
+            self.warning_detector is not None or self.background_swap == "when_better")
 
-    def _watch(self, errors, locked: bool) -> None:
-        """Feed each tree's errors on the rows just learned (`ForestCore.last_errors`, one row
-        per sample in order) to its detectors; start background trees on warnings and replace
-        trees on drifts. `locked`: called from the after-batch step, under the core's lock."""
-        core = self._core
-        start = core._start_background if locked else core.start_background
-        swap = core._swap_in if locked else core.swap_in
-        drift_dets, warn_dets = self._drift_detectors, self._warning_detectors
-        for row in errors:
-            self._n_watched += 1
-            for i, e in enumerate(row):
-                if warn_dets is not None:
-                    w = warn_dets[i]
-                    before = getattr(w, "estimation", None)
-                    w.update(e)
-                    if w.drift_detected and _rising(w, before):
-                        start(i, self._tree_factory)
-                        warn_dets[i] = self.warning_detector.clone()
-                        self._warnings[i] += 1
-                d = drift_dets[i]
-                before = getattr(d, "estimation", None)
-                d.update(e)
-                if d.drift_detected and _rising(d, before):
-                    swap(i, self._tree_factory)
-                    drift_dets[i] = self.drift_detector.clone()
-                    if warn_dets is not None:
-                        warn_dets[i] = self.warning_detector.clone()
-                    self._drifts[i] += 1
-                    self._drift_log.append((self._n_watched, i))
+    def _reset_detectors(self):
+        """A fresh copy of each detector for each tree, and empty reports (in the core, which
+        runs them in its per-sample loop)."""
+        self._core.set_watch(self.drift_detector, self.warning_detector,
+                             SWAP_RULES[self.background_swap], self.DRIFT_LOG)
+
+    @property
+    def _make(self):
+        """The tree factory the core starts background trees and replacements with (None
+        without detectors)."""
+        return self._tree_factory if self.drift_detector is not None else None
 
     def _after_watch(self, core, rows, targets) -> None:
-        """The after-batch step of a batch-native forest with detectors: the detectors on the
-        batch's errors, then the forest's own step (XForest's swaps). A tree that step
-        replaces starts afresh with its detectors too: they watched the tree it replaced."""
-        self._watch(core.last_errors, True)
-        if type(self)._after_batch is None:
-            return
+        """The after-batch step of a batch-native forest with detectors (which ran as the batch
+        was learned): the forest's own step (XForest's swaps); a tree it replaces starts
+        afresh with its detectors too: they watched the tree it replaced."""
         before = list(core.trees)
         self._after_batch(core, rows, targets)
         for i, tree in enumerate(core.trees):
             if tree is not before[i]:
-                self._drift_detectors[i] = self.drift_detector.clone()
-                if self._warning_detectors is not None:
-                    self._warning_detectors[i] = self.warning_detector.clone()
-                core._drop_background(i)
+                core._reset_watch(i)
 
     @property
     def _after_step(self):
-        """What runs after each batch: the forest's own step, and the detectors' when a
-        batch-native forest adapts to drift."""
-        if self.drift_detector is not None and not self._learn_many_equals_learn_one:
+        """What runs after each batch: the forest's own step, which resets the detectors of the
+        trees it replaces when the forest adapts to drift."""
+        if self.drift_detector is not None and type(self)._after_batch is not None:
             return self._after_watch
         return self._after_batch
 
     @property
     def drifts_per_tree(self) -> list:
-        """Drifts detected by each tree's detector so far (each one replaced the tree)."""
-        return list(self._drifts)
+        """Drifts detected by each tree's detector so far."""
+        return list(self._core.drift_counts)
 
     @property
     def warnings_per_tree(self) -> list:
         """Warnings detected by each tree's warning detector so far (each one started a
         background tree)."""
-        return list(self._warnings)
+        return list(self._core.warning_counts)
+
+    @property
+    def swaps_per_tree(self) -> list:
+        """Trees put in each tree's place by drift adaptation so far (its background tree, or
+        a fresh one): one per drift with ``background_swap="at_drift"``, one per duel won
+        with ``"when_better"``."""
+        return list(self._core.swap_counts)
 
     @property
     def drift_log(self) -> list:
         """(sample, tree) of the last drifts detected (at most `DRIFT_LOG`): the sample's
         position among the samples the detectors watched (1 for the first), and the tree
-        replaced."""
-        return list(self._drift_log)
+        whose detector fired."""
+        return list(self._core.drift_log)
 
     def _learn_adaptive(self, x, y) -> None:
-        """learn_one with detectors: the core records each tree's error, then the detectors
-        see it (a batch-native forest's see whole batches, in its after-batch step)."""
+        """learn_one with detectors: the core runs them in its loop (a batch-native forest's
+        as each batch is learned)."""
         if self._learn_many_equals_learn_one:
-            self._core.learn_one(x, y)
-            self._watch(self._core.last_errors, locked=False)
+            self._core.learn_one(x, y, make_tree=self._tree_factory)
         else:
-            self._core.learn_one(x, y, after=self._after_step, **self._threads(self._batch_size()))
+            self._core.learn_one(x, y, after=self._after_step, make_tree=self._tree_factory,
+                                 **self._threads(self._batch_size()))
 
     def __setstate__(self, state):
         # a model pickled before features_per_tree and max_width existed used every feature
@@ -512,6 +511,11 @@ class BaseForest(base.Estimator, abc.ABC):
         legacy_detectors = "drift_detector" not in state
         state.setdefault("drift_detector", None)
         state.setdefault("warning_detector", None)
+        # before 0.3.0 a drift swapped at once, and the detectors were the forest's objects
+        state.setdefault("background_swap", "at_drift")
+        python_detectors = {k: state.pop(k, None) for k in (
+            "_drift_detectors", "_warning_detectors", "_drifts", "_warnings", "_drift_log",
+            "_n_watched")}
         state.setdefault("features_per_tree", 2**31 - 1)
         state.setdefault("max_width", 2**31 - 1)
         state.setdefault("subsample_decay", 0.0)
@@ -537,6 +541,18 @@ class BaseForest(base.Estimator, abc.ABC):
                 self.seed if self.seed is not None else random.SystemRandom().getrandbits(64))
         if legacy_detectors:  # pickled before drift adaptation: none
             self._reset_detectors()
+        elif python_detectors["_drift_detectors"] is not None:  # 0.2: run them as they were
+            self._core._set_watch_python(self.drift_detector, self.warning_detector, 0,
+                                         self.DRIFT_LOG)
+            log = python_detectors["_drift_log"]
+            n = self.n_estimators
+            self._core._set_watch_state({
+                "rule": 0, "templates": (self.drift_detector, self.warning_detector),
+                "adwins": None, "python": (python_detectors["_drift_detectors"],
+                                           python_detectors["_warning_detectors"]),
+                "duel": [(0.0, 0.0, 0.0)] * n, "pending": [False] * n,
+                "counts": (python_detectors["_drifts"], python_detectors["_warnings"], [0] * n),
+                "log": (list(log), self.DRIFT_LOG), "n_watched": python_detectors["_n_watched"]})
 
     # ------------------------------------------------------------------ construction
 
@@ -679,15 +695,8 @@ class BaseForest(base.Estimator, abc.ABC):
     def _learn_batch(self, X: pd.DataFrame, y) -> None:
         values, names = self._frame(X)
         ys = self._targets(X, y)
-        if self.drift_detector is not None and self._learn_many_equals_learn_one:
-            # row by row, as learn_one: a tree's error on a row comes before it learns the row,
-            # and a replacement acts from the next row on (the whole batch is checked first)
-            self._core.check_batch(values, names, ys)
-            for i in range(len(ys)):
-                self._core.learn_batch(values[i:i + 1], names, ys[i:i + 1])
-                self._watch(self._core.last_errors, locked=False)
-            return
-        self._core.learn_batch(values, names, ys, after=self._after_step,
+        # with detectors, a sequential forest's core learns the rows one at a time, watched
+        self._core.learn_batch(values, names, ys, after=self._after_step, make_tree=self._make,
                                **self._threads(len(values)))
 
     def _threads(self, n_rows: int) -> dict:
@@ -709,16 +718,6 @@ class BaseForest(base.Estimator, abc.ABC):
         on a batch, compiled, without a Python loop per row."""
         values, names = self._frame(X)
         return self._core.predict_trees_batch(values, names)
-
-
-def _rising(detector, before) -> bool:
-    """Whether a change a detector just flagged is the error rising. A detector that tracks
-    the mean of its window (ADWIN's `estimation`, the mean of what it keeps after dropping
-    the old part) flags falls too, and a tree's error falls as it learns: only a rise is a
-    drift to act on. A detector without `estimation` (one-sided ones: DDM, ...) is taken at
-    its word."""
-    after = getattr(detector, "estimation", None)
-    return before is None or after is None or after > before
 
 
 def _column(X: pd.DataFrame, j: int) -> np.ndarray:

@@ -109,7 +109,7 @@ def merge(forests):
     parts = [copy.deepcopy(f) for f in forests]
     for part in parts:
         if part._core.n_pending:
-            part._core.flush(after=part._after_step)
+            part._core.flush(after=part._after_step, make_tree=part._make)
 
     names, feature_index = _union(part._core.features.names for part in parts)
     if len(names) > first.max_width:
@@ -138,15 +138,22 @@ def merge(forests):
     merged = forest_of(first, trees, names, labels, state,
                        any(p._core.features.full_warned for p in parts), resize=True)
     if merged.drift_detector is not None:
+        # each tree keeps its detectors, counts and duel; the drift logs are joined
         offsets = np.cumsum([0] + [p.n_estimators for p in parts])
-        merged._drift_detectors = [d for p in parts for d in p._drift_detectors]
-        if merged.warning_detector is not None:
-            merged._warning_detectors = [d for p in parts for d in p._warning_detectors]
-        merged._drifts = [n for p in parts for n in p._drifts]
-        merged._warnings = [n for p in parts for n in p._warnings]
-        merged._drift_log.extend((pos, int(i + off)) for p, off in zip(parts, offsets)
-                                 for pos, i in p._drift_log)
-        merged._n_watched = max(p._n_watched for p in parts)
+        states = [p._core._watch_state() for p in parts]
+        joined = dict(states[0])
+        for key in ("duel", "pending"):
+            joined[key] = [v for w in states for v in w[key]]
+        for key in ("adwins",):
+            joined[key] = None if joined[key] is None else [v for w in states for v in w[key]]
+        if joined["python"] is not None:
+            joined["python"] = tuple(None if states[0]["python"][k] is None else
+                                     [d for w in states for d in w["python"][k]] for k in (0, 1))
+        joined["counts"] = tuple([n for w in states for n in w["counts"][k]] for k in range(3))
+        joined["log"] = ([(pos, int(i + off)) for w, off in zip(states, offsets)
+                          for pos, i in w["log"][0]], merged.DRIFT_LOG)
+        joined["n_watched"] = max(w["n_watched"] for w in states)
+        merged._core._set_watch_state(joined)
     return merged
 
 
@@ -170,11 +177,11 @@ def forest_of(template, trees, names, labels, state, full_warned=False, resize=F
         # each tree keeps its share: the budget grows (or shrinks) by a share per tree slot
         # gained (or lost), so a forest split into groups of trees and put back together
         # grows the trees it would have grown whole, and a merge holds its parts' memory
-        new_slots = len(trees) * (2 if template.warning_detector is not None else 1)
+        new_slots = len(trees) * (2 if template._background_trees else 1)
         budget += (new_slots - slots) * share
         state = dict(state, budget=(budget, fixed, new_slots, share))
         new["memory_budget"] = int(budget)
-    core._set_forest_state(state)
+    core._set_forest_state(dict(state, watch=None))  # fresh detectors below
     forest = template.clone(new)
     forest._core = core
     forest._reset_detectors()

@@ -218,11 +218,13 @@ class XForestClassifier(ForestClassifier):
 
     def learn_one(self, x: dict, y) -> None:
         """Buffer the sample; every ``batch_size`` samples, learn them as one batch."""
-        self._core.learn_one(x, y, after=self._after_step, **self._threads(self.batch_size))
+        self._core.learn_one(x, y, after=self._after_step, make_tree=self._make,
+                            **self._threads(self.batch_size))
 
     def flush(self) -> None:
         """Learn the rows ``learn_one`` buffered now, as one (shorter) batch."""
-        self._core.flush(after=self._after_step, **self._threads(self.batch_size))
+        self._core.flush(after=self._after_step, make_tree=self._make,
+                         **self._threads(self.batch_size))
 
     @property
     def n_pending(self) -> int:

@@ -2,8 +2,15 @@
 
 from cpython.pythread cimport PyThread_type_lock
 
+from ._adwin cimport Adwin
 from ._features cimport FeatureRegistry
 from ._random cimport RNG
+
+
+cdef enum:
+    SWAP_AT_DRIFT = 0        # a drift puts the background tree (or a fresh one) in place at once
+    SWAP_WHEN_BETTER = 1     # a drift starts a duel: the background tree takes the place once
+                             # its errors are significantly fewer than the tree's (`_duel`)
 
 
 cdef class ForestCore:
@@ -29,13 +36,40 @@ cdef class ForestCore:
     cdef list pending_rows                   # buffered rows (registry order, their width then)
     cdef list pending_targets                # their encoded targets
 
-    # --- drift adaptation (the forest's detectors watch what the core records) ---
+    # --- drift adaptation (`set_watch`): each tree's detectors watch its prequential error ---
     cdef readonly list background            # per tree: a background tree learning alongside
                                              # it since a warning (None: none)
     cdef readonly long long n_background     # background trees started (seeds the next one)
-    cdef public bint track                   # record each tree's prequential error
-    cdef readonly object last_errors         # each tree's error on each row of the last learn call,
-                                             # before it learned them (a list of rows of n_trees)
+    cdef readonly bint watching              # detectors are set
+    cdef readonly int swap_rule              # SWAP_AT_DRIFT or SWAP_WHEN_BETTER
+    cdef readonly bint compiled              # river's ADWIN, run as `adwins` (else the Python
+                                             # detectors `drift_py` / `warning_py`)
+    cdef bint warn                           # a warning detector is set
+    cdef object drift_template, warning_template  # what a fresh detector is a clone of
+    cdef Py_ssize_t n_watch                  # trees the per-tree arrays below hold
+    cdef Adwin* adwins                       # 2 per tree: the drift, then the warning detector
+    cdef list drift_py, warning_py           # per tree: Python detectors (not compiled)
+    cdef double* err                         # per tree: the tree's and its background tree's
+                                             # error on the row being learned (NaN: none)
+    cdef double* duel                        # per tree: sum of (tree - background) errors and
+                                             # of their squares since the duel started
+    cdef char* pending                       # per tree: a duel is on (SWAP_WHEN_BETTER)
+    cdef readonly list drift_counts          # per tree: drifts detected
+    cdef readonly list warning_counts        # per tree: warnings detected
+    cdef readonly list swap_counts           # per tree: background (or fresh) trees swapped in
+    cdef readonly object drift_log           # (row, tree) of the last drifts (a bounded deque)
+    cdef readonly long long n_watched        # rows the detectors have watched
+    # --- the last one-sample prediction, each tree's answer (test-then-train reuses it) ---
+    cdef double* cache_x                     # the row predicted (registry order)
+    cdef double* cache_pred                  # per tree: its class (index) or its mean
+    cdef Py_ssize_t cache_cap, cache_n, cache_nout, cache_trees
+    cdef long long version                   # bumped whenever a tree may have changed
+    cdef long long cache_version             # `version` at that prediction (valid if equal)
+    # --- the last batch prediction of a forest that learns in batches, each tree's answers ---
+    cdef object batch_X                      # its rows (a copy; small batches only)
+    cdef object batch_pred                   # (rows, trees): each tree's class or mean
+    cdef Py_ssize_t batch_nout
+    cdef long long batch_version
 
     # --- the memory budget (`rebudget`): the forest's bytes, shared out among its trees ---
     cdef public long long budget             # bytes the whole forest may take (0: no budget)
@@ -55,13 +89,22 @@ cdef class ForestCore:
     cdef int _register_labels(self, list ys) except -1
     cdef tuple _checked_rows(self, values, list names, list ys, bint register_features)
     cdef int _reserve(self, Py_ssize_t n) except -1
-    cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1
+    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=*) except -1
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
-    cdef object _tree_errors(self, const double[:, ::1] X, const double[::1] y)
-    cdef list _errors_of(self, const double* x, double y)
+    cdef double _error(self, object tree, const double* x, double y, Py_ssize_t n_out) except? -1.0
+    cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
+                           const double* preds) except -1
+    cdef int _detect(self, object make_tree) except -1
+    cdef int _update(self, Py_ssize_t t, bint warning, double e) except -1
+    cdef int _fresh_detector(self, Py_ssize_t t, bint warning) except -1
+    cdef int _remember(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) except -1
+    cdef void _free_watch(self) noexcept
+    cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
+                                 object make_tree) except -1
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
-                               object after) except -1
-    cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after) except -1
+                               object after, object make_tree) except -1
+    cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
+                    object make_tree) except -1

@@ -10,14 +10,19 @@ methods whose name starts with an underscore assume the lock is held.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.math cimport fabs
+from libc.math cimport NAN, fabs, isnan
 from libc.stdint cimport int32_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcmp, memcpy
 
+import collections
 import sys
 
 import numpy as np
 import pandas as pd
 
+from ._adwin cimport (adwin_estimation, adwin_get_state, adwin_init, adwin_nbytes, adwin_release,
+                      adwin_reset, adwin_set_state, adwin_update)
 from ._features cimport MAX_ABS, FeatureRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
 from ._random cimport rng_seed, rng_uniform
@@ -25,6 +30,21 @@ from ._tree cimport Tree, row_of
 
 from ._random import tree_seed
 from ._tree import _rebuild_tree
+
+from river.drift import ADWIN as _RiverADWIN
+
+#: a duel (SWAP_WHEN_BETTER) weighs the differences d = (tree's error - background tree's
+#: error) of the rows since the drift where the background tree could predict (it has learned
+#: something), the k-th latest by DUEL_FADE^k: S = sum w d, Q = sum w^2 d^2 (for 0/1 errors,
+#: the rows where exactly one of them is wrong, weighted). S has variance about Q when both
+#: trees are as good, so S > 0 and S^2 > Z_SWAP^2 Q is a one-sided test at Z_SWAP standard
+#: deviations: the background tree takes the place. S < 0 and S^2 > Z_DROP^2 Q after at least
+#: DROP_AFTER rows: it is dropped. The fading lets a background tree that starts from nothing
+#: win on what it predicts now, not on its first rows.
+cdef double Z_SWAP = 2.0
+cdef double Z_DROP = 3.0
+cdef double DROP_AFTER = 100.0
+cdef double DUEL_FADE = 0.99
 
 cdef object _NA = pd.NA
 cdef object _NaT = pd.NaT
@@ -76,8 +96,25 @@ cdef class ForestCore:
         self.pending_targets = []
         self.background = [None] * len(trees)
         self.n_background = 0
-        self.track = False
-        self.last_errors = None
+        self.watching = False
+        self.adwins = NULL
+        self.err = NULL
+        self.duel = NULL
+        self.pending = NULL
+        self.n_watch = 0
+        self.drift_counts = []
+        self.warning_counts = []
+        self.swap_counts = []
+        self.drift_log = collections.deque(maxlen=1000)
+        self.n_watched = 0
+        self.cache_x = NULL
+        self.cache_pred = NULL
+        self.cache_cap = 0
+        self.version = 0
+        self.cache_version = -1
+        self.batch_version = -1
+        self.batch_X = None
+        self.batch_pred = None
         self.budget = 0
         self.budget_slots = max(1, len(trees))
 
@@ -85,6 +122,22 @@ cdef class ForestCore:
         free_lock(self.lock)
         PyMem_Free(self.acc)
         PyMem_Free(self.tmp)
+        self._free_watch()
+        free(self.cache_x)
+        free(self.cache_pred)
+
+    def __sizeof__(self):
+        """The core's own bytes: the object, its scratch rows, the detectors' state and the
+        cached prediction (the trees and registries are objects of their own)."""
+        cdef Py_ssize_t t
+        cdef size_t n = object.__sizeof__(self) + 2 * self.scratch * sizeof(double)
+        n += self.cache_cap * sizeof(double) + (len(self.trees) if self.cache_pred != NULL else 0) * sizeof(double)
+        if self.watching:
+            n += self.n_watch * (5 * sizeof(double) + sizeof(char))
+            if self.compiled:
+                for t in range(2 * self.n_watch):
+                    n += sizeof(self.adwins[t]) + adwin_nbytes(&self.adwins[t])
+        return n
 
     cdef int _reserve(self, Py_ssize_t n) except -1:
         cdef void* a
@@ -124,7 +177,7 @@ cdef class ForestCore:
                 "pending_targets": list(self.pending_targets),
                 "background": [None if b is None else (type(b), (<Tree>b).get_state())
                                for b in self.background],
-                "n_background": self.n_background, "track": self.track,
+                "n_background": self.n_background, "watch": self._watch_state(),
                 "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes)}
 
     def _set_master_seed(self, object seed):
@@ -145,7 +198,8 @@ cdef class ForestCore:
         self.background = [None if b is None else _rebuild_tree(*b)
                            for b in state.get("background", [None] * len(self.trees))]
         self.n_background = state.get("n_background", 0)
-        self.track = state.get("track", False)
+        if state.get("watch") is not None:
+            self._set_watch_state(state["watch"])
         self.budget, self.budget_fixed, self.budget_slots = state.get(
             "budget", (0, 0, max(1, len(self.trees))))[:3]
         self.rebudget()
@@ -178,6 +232,7 @@ cdef class ForestCore:
             tree.learn_rows(rows, targets)
         self.n_replaced += 1
         self.trees[i] = tree
+        self.version += 1
         return tree
 
     def _start_background(self, Py_ssize_t i, object make_tree):
@@ -199,6 +254,7 @@ cdef class ForestCore:
         self.trees[i] = self.background[i]
         self.background[i] = None
         self.n_replaced += 1
+        self.version += 1
         return self.trees[i]
 
     def start_background(self, Py_ssize_t i, object make_tree):
@@ -231,6 +287,309 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
+    # ------------------------------------------------------------------ drift adaptation
+    # Each tree's detectors watch its prequential error (0/1 for a classifier, the absolute
+    # error of its mean for a regressor), computed before the tree learns the row; after the
+    # row is learned the detectors see it (`_detect`): a warning starts a background tree, a
+    # drift swaps it in (SWAP_AT_DRIFT, as river's and MOA's ARF) or starts a duel that swaps
+    # it in once it is significantly better (SWAP_WHEN_BETTER). river's ADWIN runs compiled
+    # (`_adwin.pxd`, the same detections); any other river detector is called from here.
+
+    def set_watch(self, object drift_detector, object warning_detector=None,
+                  int swap_rule=SWAP_AT_DRIFT, Py_ssize_t log_size=1000):
+        """Watch every tree with fresh copies (``clone()``) of `drift_detector` and
+        `warning_detector` (None: stop watching); counts and log start afresh."""
+        acquire(self.lock)
+        try:
+            self._set_watch(drift_detector, warning_detector, swap_rule, log_size)
+        finally:
+            release(self.lock)
+
+    def _set_watch(self, object drift_detector, object warning_detector, int swap_rule,
+                   Py_ssize_t log_size):
+        cdef Py_ssize_t t, n = len(self.trees)
+        self._free_watch()
+        self.watching = drift_detector is not None
+        self.version += 1
+        self.drift_log = collections.deque(maxlen=log_size)
+        self.n_watched = 0
+        self.drift_counts = [0] * n
+        self.warning_counts = [0] * n
+        self.swap_counts = [0] * n
+        if not self.watching:
+            return
+        if swap_rule not in (SWAP_AT_DRIFT, SWAP_WHEN_BETTER):
+            raise ValueError(f"unknown swap rule {swap_rule}")
+        self.swap_rule = swap_rule
+        self.warn = warning_detector is not None
+        self.drift_template = drift_detector
+        self.warning_template = warning_detector
+        self.compiled = type(drift_detector) is _RiverADWIN and (
+            warning_detector is None or type(warning_detector) is _RiverADWIN)
+        self.n_watch = n
+        self.err = <double*>calloc(2 * n + 1, sizeof(double))
+        self.duel = <double*>calloc(3 * n + 1, sizeof(double))
+        self.pending = <char*>calloc(n + 1, sizeof(char))
+        if self.err == NULL or self.duel == NULL or self.pending == NULL:
+            self._free_watch()
+            raise MemoryError()
+        if self.compiled:
+            self.adwins = <Adwin*>calloc(2 * n + 1, sizeof(Adwin))
+            if self.adwins == NULL:
+                self._free_watch()
+                raise MemoryError()
+            for t in range(n):
+                self._init_adwin(2 * t, drift_detector)
+                self._init_adwin(2 * t + 1, warning_detector if self.warn else drift_detector)
+            self.drift_py = self.warning_py = None
+        else:
+            self.drift_py = [drift_detector.clone() for _ in range(n)]
+            self.warning_py = [warning_detector.clone() for _ in range(n)] if self.warn else None
+
+    def _init_adwin(self, Py_ssize_t k, object d):
+        adwin_init(&self.adwins[k], d.delta, d.clock, d.max_buckets, d.min_window_length,
+                   d.grace_period)
+
+    cdef void _free_watch(self) noexcept:
+        cdef Py_ssize_t t
+        if self.adwins != NULL:
+            for t in range(2 * self.n_watch):
+                adwin_release(&self.adwins[t])
+        free(self.adwins)
+        free(self.err)
+        free(self.duel)
+        free(self.pending)
+        self.adwins = NULL
+        self.err = NULL
+        self.duel = NULL
+        self.pending = NULL
+        self.n_watch = 0
+        self.watching = False
+        self.drift_py = self.warning_py = None
+
+    def _watch_state(self):
+        """The detectors' state, per tree (lock held; None when not watching)."""
+        cdef Py_ssize_t t, n = self.n_watch
+        if not self.watching:
+            return None
+        return {
+            "rule": self.swap_rule, "templates": (self.drift_template, self.warning_template),
+            "adwins": [(adwin_get_state(&self.adwins[2 * t]), adwin_get_state(&self.adwins[2 * t + 1]))
+                       for t in range(n)] if self.compiled else None,
+            "python": (list(self.drift_py), None if self.warning_py is None else list(self.warning_py))
+                      if not self.compiled else None,
+            "duel": [(self.duel[3 * t], self.duel[3 * t + 1], self.duel[3 * t + 2]) for t in range(n)],
+            "pending": [bool(self.pending[t]) for t in range(n)],
+            "counts": (list(self.drift_counts), list(self.warning_counts), list(self.swap_counts)),
+            "log": (list(self.drift_log), self.drift_log.maxlen), "n_watched": self.n_watched,
+        }
+
+    def _set_watch_state(self, dict w):
+        """Restore `_watch_state`'s dict (per-tree lists as long as the trees: a merge
+        concatenates its parts')."""
+        cdef Py_ssize_t t
+        drift, warning = w["templates"]
+        self._set_watch(drift, warning, w["rule"], w["log"][1])
+        if len(w["pending"]) != self.n_watch:
+            raise ValueError("the detectors' state does not match the trees")
+        if self.compiled and w["adwins"] is not None:
+            for t in range(self.n_watch):
+                adwin_set_state(&self.adwins[2 * t], w["adwins"][t][0])
+                adwin_set_state(&self.adwins[2 * t + 1], w["adwins"][t][1])
+        elif w["python"] is not None:  # Python detectors (a model of 0.2 had river's ADWIN so)
+            if self.compiled:
+                self._free_watch()
+                self._set_watch_python(drift, warning, w["rule"], w["log"][1])
+            self.drift_py = list(w["python"][0])
+            self.warning_py = None if w["python"][1] is None else list(w["python"][1])
+        for t in range(self.n_watch):
+            self.duel[3 * t], self.duel[3 * t + 1], self.duel[3 * t + 2] = w["duel"][t]
+            self.pending[t] = w["pending"][t]
+        self.drift_counts, self.warning_counts, self.swap_counts = map(list, w["counts"])
+        self.drift_log.extend(tuple(e) for e in w["log"][0])
+        self.n_watched = w["n_watched"]
+
+    def _set_watch_python(self, object drift, object warning, int rule, Py_ssize_t log_size):
+        """`_set_watch` with the detectors run as Python objects even if they are ADWINs."""
+        self._set_watch(drift, warning, rule, log_size)
+        if self.compiled:
+            for t in range(2 * self.n_watch):
+                adwin_release(&self.adwins[t])
+            free(self.adwins)
+            self.adwins = NULL
+            self.compiled = False
+            self.drift_py = [drift.clone() for _ in range(self.n_watch)]
+            self.warning_py = [warning.clone() for _ in range(self.n_watch)] if self.warn else None
+
+    @property
+    def last_errors(self):
+        """Each tree's error on the last row the detectors saw (None when not watching)."""
+        cdef Py_ssize_t t
+        if not self.watching or self.n_watched == 0:
+            return None
+        return [self.err[2 * t] for t in range(self.n_watch)]
+
+    def _reset_watch(self, Py_ssize_t i):
+        """Tree `i` was replaced by another route (XForest's swaps): fresh detectors, no
+        background tree, no duel."""
+        self.background[i] = None
+        if self.watching:
+            self._fresh_detector(i, False)
+            if self.warn:
+                self._fresh_detector(i, True)
+            self.pending[i] = 0
+
+    cdef double _error(self, object tree_, const double* x, double y, Py_ssize_t n_out) except? -1.0:
+        """A tree's loss on one row, from its prediction now: 0/1 for a classifier (a label no
+        tree knows yet is an error), the absolute error of its mean for a regressor."""
+        cdef Tree tree = <Tree>tree_
+        cdef Py_ssize_t c, best
+        if n_out == 0 or (self.classifier and tree.n_seen == 0):
+            # a tree that has learned nothing has no class to predict (an error), and a mean of 0
+            return 1.0 if self.classifier else fabs(y)
+        tree.predict(x, self.tmp, <int32_t>n_out)
+        if not self.classifier:
+            return fabs(self.tmp[0] - y)
+        best = 0
+        for c in range(1, n_out):
+            if self.tmp[c] > self.tmp[best]:
+                best = c
+        return 0.0 if best == <Py_ssize_t>y else 1.0
+
+    cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
+                           const double* preds) except -1:
+        """Each tree's error on row `x` into `err` (and its background tree's, during a duel,
+        once it has learned something). `preds`: each tree's answer to this row (its class or
+        its mean) when already known (a batch predicted, then learned); else the last
+        one-sample prediction's when it was of this row and nothing was learned since
+        (test-then-train predicts, then learns, the same row); else each tree predicts."""
+        cdef Py_ssize_t t, n_out = self._n_out()
+        cdef Tree tree
+        cdef double p
+        if preds == NULL and self.cache_version == self.version and self.cache_n == n_features \
+                and self.cache_nout == n_out and self.cache_trees == len(self.trees) \
+                and memcmp(self.cache_x, x, n_features * sizeof(double)) == 0:
+            preds = self.cache_pred
+        if n_out > 0:
+            self._reserve(n_out)
+        for t in range(len(self.trees)):
+            tree = <Tree>self.trees[t]
+            if preds != NULL and not (self.classifier and tree.n_seen == 0):
+                p = preds[t]
+                if self.classifier:
+                    self.err[2 * t] = 0.0 if p == y else 1.0
+                else:
+                    self.err[2 * t] = fabs(p - y)
+            else:
+                self.err[2 * t] = self._error(tree, x, y, n_out)
+            if self.pending[t] and self.background[t] is not None \
+                    and (<Tree>self.background[t]).n_seen > 0:
+                self.err[2 * t + 1] = self._error(self.background[t], x, y, n_out)
+            else:
+                self.err[2 * t + 1] = NAN
+        return 0
+
+    cdef int _update(self, Py_ssize_t t, bint warning, double e) except -1:
+        """Feed error `e` to tree `t`'s drift (or warning) detector: 1 if it detected a rise
+        of the error. A detector that tracks its window's mean (ADWIN) flags falls too, and a
+        learning tree's error falls: only a rise is acted on; a detector without
+        `estimation` (DDM, ...) is taken at its word."""
+        cdef Adwin* a
+        cdef double before
+        if self.compiled:
+            a = &self.adwins[2 * t + warning]
+            before = adwin_estimation(a)
+            return adwin_update(a, e) and adwin_estimation(a) > before
+        det = (self.warning_py if warning else self.drift_py)[t]
+        before_ = getattr(det, "estimation", None)
+        det.update(e)
+        if not det.drift_detected:
+            return 0
+        after = getattr(det, "estimation", None)
+        return before_ is None or after is None or after > before_
+
+    cdef int _fresh_detector(self, Py_ssize_t t, bint warning) except -1:
+        if self.compiled:
+            adwin_reset(&self.adwins[2 * t + warning])
+        elif warning:
+            self.warning_py[t] = self.warning_template.clone()
+        else:
+            self.drift_py[t] = self.drift_template.clone()
+        return 0
+
+    cdef int _detect(self, object make_tree) except -1:
+        """The detectors on the row just learned (its errors in `err`), tree by tree: a
+        warning starts a background tree; a drift swaps it in (or a fresh tree), or, under
+        SWAP_WHEN_BETTER, starts a duel (and a background tree if there is none) that the
+        background tree wins once significantly better, or loses once significantly worse."""
+        cdef Py_ssize_t t
+        cdef double e, d, s, q
+        self.n_watched += 1
+        for t in range(len(self.trees)):
+            e = self.err[2 * t]
+            if self.pending[t] and not isnan(self.err[2 * t + 1]):
+                d = e - self.err[2 * t + 1]
+                self.duel[3 * t] = DUEL_FADE * self.duel[3 * t] + d
+                self.duel[3 * t + 1] = DUEL_FADE * DUEL_FADE * self.duel[3 * t + 1] + d * d
+                self.duel[3 * t + 2] += 1.0
+            if self.warn and not self.pending[t] and self._update(t, True, e):
+                self._start_background(t, make_tree)
+                self._fresh_detector(t, True)
+                self.warning_counts[t] += 1
+            if self._update(t, False, e):
+                self.drift_counts[t] += 1
+                self.drift_log.append((self.n_watched, t))
+                self._fresh_detector(t, False)
+                if self.swap_rule == SWAP_AT_DRIFT:
+                    self._swap_in(t, make_tree)
+                    if self.warn:
+                        self._fresh_detector(t, True)
+                    self.swap_counts[t] += 1
+                    continue
+                if not self.pending[t]:
+                    self.pending[t] = 1
+                    self.duel[3 * t] = 0.0
+                    self.duel[3 * t + 1] = 0.0
+                    self.duel[3 * t + 2] = 0.0
+                    if self.background[t] is None:
+                        self._start_background(t, make_tree)
+                continue
+            if self.pending[t]:
+                s = self.duel[3 * t]
+                q = self.duel[3 * t + 1]
+                if s > 0.0 and s * s > Z_SWAP * Z_SWAP * q:
+                    self._swap_in(t, make_tree)
+                    self.pending[t] = 0
+                    self._fresh_detector(t, False)
+                    if self.warn:
+                        self._fresh_detector(t, True)
+                    self.swap_counts[t] += 1
+                elif s < 0.0 and self.duel[3 * t + 2] >= DROP_AFTER and s * s > Z_DROP * Z_DROP * q:
+                    self.background[t] = None
+                    self.pending[t] = 0
+        return 0
+
+    cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
+                                 object make_tree) except -1:
+        """Learn rows one at a time with the detectors watching, exactly as `learn_one`
+        calls would (each row's errors, then every tree learns it, then the detectors act):
+        one compiled loop, a Python call only when a detector fires."""
+        cdef Py_ssize_t i
+        cdef int32_t n_features = <int32_t>X.shape[1]
+        cdef const double* x
+        cdef Tree tree
+        self.version += 1
+        for i in range(X.shape[0]):
+            x = row_of(X, i)
+            self._watch_errors(x, n_features, y[i], NULL)
+            for tree in self.trees:
+                tree.learn_sample(x, n_features, y[i])
+            for tree in self.background:
+                if tree is not None:
+                    tree.learn_sample(x, n_features, y[i])
+            self._detect(make_tree)
+        return 0
+
     # ------------------------------------------------------------------ the memory budget
 
     cpdef int rebudget(self) except -1:
@@ -253,11 +612,12 @@ cdef class ForestCore:
         # a function of the registries' contents alone (not of their containers' spare
         # room), so a loaded forest shares its budget out exactly as the one it copies
         # (a batch forest's buffer holds up to `batch_size` rows as wide as the registry)
-        share = (self.budget - self.budget_fixed - self.name_bytes - 48 * n
+        share = (self.budget - self.budget_fixed - self.name_bytes - (56 if self.watching else 48) * n
                  - 160 * self.budget_labels - self.batch_size * (8 * n + 128)) // self.budget_slots
         if share < 1:
             share = 1
         self.tree_bytes = share
+        self.version += 1  # a tree over its share sheds nodes
         for tree in self.trees:
             tree.set_max_bytes(share)
         for tree in self.background:
@@ -325,11 +685,12 @@ cdef class ForestCore:
     # ------------------------------------------------------------------ one sample
 
     def learn_one(self, dict x, object y, object after=None, object executor=None,
-                  Py_ssize_t n_tasks=1):
+                  Py_ssize_t n_tasks=1, object make_tree=None):
         """Learn one sample: at once, or, for a forest that learns in batches (`batch_size`
         > 0), into the buffer, which is learned as one batch (then `after`, see
         `_learn_batch_rows`) when it holds `batch_size` rows. Features and labels are
-        registered at once either way."""
+        registered at once either way. `make_tree(seed)`: the forest's trees, for the
+        background trees and replacements its detectors start (`set_watch`)."""
         cdef double target
         cdef Py_ssize_t n_features
         cdef Tree tree
@@ -347,15 +708,18 @@ cdef class ForestCore:
                     else np.empty(0))
                 self.pending_targets.append(target)
                 if len(self.pending_rows) >= self.batch_size:
-                    self._flush(executor, n_tasks, after)
+                    self._flush(executor, n_tasks, after, make_tree)
                 return
-            if self.track:
-                self.last_errors = [self._errors_of(self.features.buf, target)]
+            if self.watching:
+                self._watch_errors(self.features.buf, n_features, target, NULL)
+            self.version += 1
             for tree in self.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
             for tree in self.background:
                 if tree is not None:
                     tree.learn_sample(self.features.buf, <int32_t>n_features, target)
+            if self.watching:
+                self._detect(make_tree)
         finally:
             release(self.lock)
 
@@ -364,7 +728,8 @@ cdef class ForestCore:
         """Rows buffered by `learn_one`, not learned yet."""
         return len(self.pending_rows)
 
-    cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after) except -1:
+    cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
+                    object make_tree) except -1:
         """Learn the buffered rows as one batch (NaN where a row predates a feature)."""
         cdef Py_ssize_t i, n = len(self.pending_rows)
         if n == 0:
@@ -376,45 +741,93 @@ cdef class ForestCore:
         targets = np.asarray(self.pending_targets, dtype=np.float64)
         self.pending_rows = []
         self.pending_targets = []
-        return self._learn_batch_rows(rows, targets, executor, n_tasks, after)
+        return self._learn_batch_rows(rows, targets, executor, n_tasks, after, make_tree)
 
-    def flush(self, object after=None, object executor=None, Py_ssize_t n_tasks=1):
+    def flush(self, object after=None, object executor=None, Py_ssize_t n_tasks=1,
+              object make_tree=None):
         """Learn the rows `learn_one` buffered now, as one (short) batch."""
         acquire(self.lock)
         try:
-            self._flush(executor, n_tasks, after)
+            self._flush(executor, n_tasks, after, make_tree)
         finally:
             release(self.lock)
 
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
-                               object after) except -1:
+                               object after, object make_tree) except -1:
         """Learn one batch (rows in registry order, encoded targets), count it, then run the
         forest's after-batch step `after(core, X, y)` (if any) under the same lock: the
-        forest-level protocol XForest's swaps and drift adaptation stand on. A tracking core
-        (`track`) first records each tree's error on the rows (`last_errors`)."""
-        if self.track:
-            self.last_errors = self._tree_errors(X, y)
-        self._learn_rows(X, y, executor, n_tasks)
+        forest-level protocol XForest's swaps stand on. With detectors, a sequential forest
+        learns the rows one at a time (`_learn_rows_watched`); a forest that learns in batches
+        has each tree's errors on the rows taken before the batch and seen by the detectors,
+        row by row, once it is learned."""
+        cdef Py_ssize_t i, t, n_trees = len(self.trees)
+        cdef const double[:, ::1] rows
+        cdef const double[::1] targets
+        cdef double[:, ::1] ev
+        if self.watching and self.batch_size == 0:
+            self._learn_rows_watched(X, y, make_tree)
+        elif self.watching:
+            rows = X
+            targets = y
+            self.version += 1
+            errors = np.empty((rows.shape[0], 2 * n_trees + 1))
+            ev = errors
+            known = None  # each tree's answers, if this batch was just predicted
+            if self.batch_version == self.version and self.batch_nout == self._n_out() \
+                    and self.batch_X.shape == X.shape \
+                    and np.array_equal(self.batch_X.view(np.uint64), np.asarray(X).view(np.uint64)):
+                known = self.batch_pred
+            for i in range(rows.shape[0]):
+                self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
+                                   NULL if known is None else row_of(known, i))
+                for t in range(2 * n_trees):
+                    ev[i, t] = self.err[t]
+            background = list(self.background)
+            self._learn_rows(X, y, executor, n_tasks)
+            for i in range(rows.shape[0]):
+                for t in range(n_trees):
+                    self.err[2 * t] = ev[i, 2 * t]
+                    # a background tree started (or swapped in) on an earlier row of the
+                    # batch had no error on this one
+                    self.err[2 * t + 1] = ev[i, 2 * t + 1] \
+                        if self.background[t] is background[t] else NAN
+                self._detect(make_tree)
+        else:
+            self._learn_rows(X, y, executor, n_tasks)
+        self.version += 1
         if self.batch_size > 0:
             self.n_batches += 1
         if after is not None:
             after(self, X, y)
         return 0
 
-    cdef int _aggregate(self, const double* x, Py_ssize_t n_out) except -1:
-        """Aggregate every tree's prediction of row `x` into `acc[:n_out]`."""
+    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False) except -1:
+        """Aggregate every tree's prediction of row `x` into `acc[:n_out]`; `record`: keep
+        each tree's answer (its class, or its mean) in `cache_pred` for `_watch_errors`."""
         cdef Tree tree
-        cdef Py_ssize_t c, best
+        cdef Py_ssize_t c, best, t = 0
         cdef double n_trees = len(self.trees)
+        cdef void* p
+        if record and self.cache_pred == NULL:
+            p = calloc(len(self.trees) + 1, sizeof(double))
+            if p == NULL:
+                raise MemoryError()
+            self.cache_pred = <double*>p
         for c in range(n_out):
             self.acc[c] = 0.0
         for tree in self.trees:
             tree.predict(x, self.tmp, <int32_t>n_out)
-            if self.vote:
+            if self.vote or (record and self.classifier):
                 best = 0
                 for c in range(1, n_out):
                     if self.tmp[c] > self.tmp[best]:
                         best = c
+                if record:
+                    self.cache_pred[t] = <double>best
+            elif record:
+                self.cache_pred[t] = self.tmp[0]
+            t += 1
+            if self.vote:
                 self.acc[best] += 1.0
             else:
                 for c in range(n_out):
@@ -423,33 +836,55 @@ cdef class ForestCore:
             self.acc[c] /= n_trees
         return 0
 
+    cdef int _remember(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) except -1:
+        """The row `x` the trees' answers in `cache_pred` are of (after `_aggregate(record)`)."""
+        cdef void* p
+        if n_features > self.cache_cap:
+            p = calloc(n_features, sizeof(double))
+            if p == NULL:
+                raise MemoryError()
+            free(self.cache_x)
+            self.cache_x = <double*>p
+            self.cache_cap = n_features
+        if n_features > 0:
+            memcpy(self.cache_x, x, n_features * sizeof(double))
+        self.cache_n = n_features
+        self.cache_nout = n_out
+        self.cache_trees = len(self.trees)
+        self.cache_version = self.version
+        return 0
+
     cdef Py_ssize_t _n_out(self):
         return len(self.labels) if self.classifier else 2
 
     def predict_proba_one(self, dict x):
-        cdef Py_ssize_t c, n_out
+        cdef Py_ssize_t c, n_out, n
         acquire(self.lock)
         try:
             n_out = len(self.labels)
             if n_out == 0:
                 return {}
-            self.features.fill(x, False)
+            n = self.features.fill(x, False)
             self._reserve(n_out)
-            self._aggregate(self.features.buf, n_out)
+            self._aggregate(self.features.buf, n_out, self.watching)
+            if self.watching:
+                self._remember(self.features.buf, n, n_out)
             return {self.labels[c]: self.acc[c] for c in range(n_out)}
         finally:
             release(self.lock)
 
     def predict_label_one(self, dict x):
-        cdef Py_ssize_t c, best = 0, n_out
+        cdef Py_ssize_t c, best = 0, n_out, n
         acquire(self.lock)
         try:
             n_out = len(self.labels)
             if n_out == 0:
                 return None
-            self.features.fill(x, False)
+            n = self.features.fill(x, False)
             self._reserve(n_out)
-            self._aggregate(self.features.buf, n_out)
+            self._aggregate(self.features.buf, n_out, self.watching)
+            if self.watching:
+                self._remember(self.features.buf, n, n_out)
             for c in range(1, n_out):
                 if self.acc[c] > self.acc[best]:
                     best = c
@@ -460,10 +895,13 @@ cdef class ForestCore:
     def predict_value_one(self, dict x):
         """Regression: (mean, variance) of the forest's predictive mixture."""
         cdef double mean, var
+        cdef Py_ssize_t n
         acquire(self.lock)
         try:
-            self.features.fill(x, False)
-            self._aggregate(self.features.buf, 2)
+            n = self.features.fill(x, False)
+            self._aggregate(self.features.buf, 2, self.watching)
+            if self.watching:
+                self._remember(self.features.buf, n, 2)
             mean = self.acc[0]
             var = self.acc[1] - mean * mean
             return mean, (var if var > 0.0 else 0.0)
@@ -484,7 +922,7 @@ cdef class ForestCore:
         return self.features.place(values, names, register_features), targets
 
     def learn_batch(self, values, list names, list ys, executor=None, Py_ssize_t n_tasks=1,
-                    object after=None):
+                    object after=None, object make_tree=None):
         """Learn the rows of `values` (a 2-D float64 array whose columns are the features
         `names`) with targets `ys`. Every target is checked before the model changes; then
         new labels and features are registered and the rows learned (see `learn_rows`): for a
@@ -496,9 +934,9 @@ cdef class ForestCore:
             rows, targets = self._checked_rows(values, names, ys, True)
             self._check_budget()
             if self.batch_size > 0:
-                self._flush(executor, n_tasks, after)
+                self._flush(executor, n_tasks, after, make_tree)
             if len(targets) > 0 or self.batch_size == 0:
-                self._learn_batch_rows(rows, targets, executor, n_tasks, after)
+                self._learn_batch_rows(rows, targets, executor, n_tasks, after, make_tree)
         finally:
             release(self.lock)
 
@@ -526,6 +964,7 @@ cdef class ForestCore:
             rows, targets = self._checked_rows(values, names, ys, False)
             self.pending_rows = []
             self.pending_targets = []
+            self.version += 1
             for tree in self.trees:
                 tree.refit_rows(rows, targets)
         finally:
@@ -565,24 +1004,39 @@ cdef class ForestCore:
         """Learn rows already in the registry's column order, with encoded targets."""
         acquire(self.lock)
         try:
+            self.version += 1
             self._learn_rows(X, y, executor, n_tasks)
         finally:
             release(self.lock)
 
     cdef object _predict_rows(self, const double[:, ::1] X):
-        """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression."""
-        cdef Py_ssize_t i, c, n_out = self._n_out()
+        """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression. A
+        forest that learns in batches with detectors keeps each tree's answers to a small
+        batch, for its detectors when it learns that batch next (`_learn_batch_rows`)."""
+        cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.trees)
+        cdef bint record = self.watching and self.batch_size > 0 and X.shape[0] <= 4096
+        cdef double[:, ::1] answers
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
         if n_out == 0:
             return out
         self._reserve(n_out)
+        if record:
+            self.batch_pred = np.empty((X.shape[0], n_trees))
+            answers = self.batch_pred
         for i in range(X.shape[0]):
-            self._aggregate(row_of(X, i), n_out)
+            self._aggregate(row_of(X, i), n_out, record)
+            if record:
+                for t in range(n_trees):
+                    answers[i, t] = self.cache_pred[t]
             for c in range(n_out):
                 view[i, c] = self.acc[c]
             if not self.classifier:
                 view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
+        if record:
+            self.batch_X = np.array(X, dtype=np.float64)
+            self.batch_nout = n_out
+            self.batch_version = self.version
         return out
 
     cdef object _predict_tree_rows(self, const double[:, ::1] X):
@@ -600,41 +1054,6 @@ cdef class ForestCore:
                     tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
                     if not self.classifier:
                         view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
-        return out
-
-    cdef object _tree_errors(self, const double[:, ::1] X, const double[::1] y):
-        """Each tree's prequential loss on each row (a list of rows of n_trees floats), from
-        its prediction before it learns the row (`_errors_of`)."""
-        return [self._errors_of(row_of(X, i), y[i]) for i in range(X.shape[0])]
-
-    cdef list _errors_of(self, const double* x, double y):
-        """Each tree's loss on one row, from its prediction now: 0/1 for a classifier (a
-        label no tree knows yet is an error), the absolute error of its mean for a
-        regressor."""
-        cdef Py_ssize_t t, c, best, n_trees = len(self.trees)
-        cdef Py_ssize_t n_out = self._n_out()
-        cdef Tree tree
-        cdef list out = [0.0] * n_trees
-        cdef double e
-        if n_out > 0:
-            self._reserve(n_out)
-        for t in range(n_trees):
-            tree = <Tree>self.trees[t]
-            if n_out == 0 or (self.classifier and tree.n_seen == 0):
-                # a tree that has learned nothing has no class to predict (an error), and a
-                # mean of 0
-                e = 1.0 if self.classifier else fabs(y)
-            else:
-                tree.predict(x, self.tmp, <int32_t>n_out)
-                if self.classifier:
-                    best = 0
-                    for c in range(1, n_out):
-                        if self.tmp[c] > self.tmp[best]:
-                            best = c
-                    e = 0.0 if best == <Py_ssize_t>y else 1.0
-                else:
-                    e = fabs(self.tmp[0] - y)
-            out[t] = e
         return out
 
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
