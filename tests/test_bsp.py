@@ -1002,3 +1002,19 @@ def test_missing_values_stay_out_of_the_hulls(cls):
             assert sum(model.predict_proba_one(x).values()) == pytest.approx(1.0)
         else:
             assert math.isfinite(p)
+
+
+def test_a_cut_that_cannot_be_drawn_is_not_an_error():
+    """A cut line that cannot be drawn (a rounding) leaves the tree as it was. It returned -1,
+    which the method's ``except -1`` declaration read as an error with no exception set: a
+    segfault, met on telecom-churn with a warning detector (half the budget per tree)."""
+    from river import drift
+
+    from benchmarks.streams import STREAMS
+
+    model = BSPForestClassifier(n_estimators=10, seed=42, drift_detector=drift.ADWIN(delta=0.001),
+                                warning_detector=drift.ADWIN(delta=0.01))
+    for x, y in STREAMS["telecom-churn"].samples(2500):
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    assert model.n_nodes > 10

@@ -862,3 +862,23 @@ def test_a_false_alarm_keeps_the_grown_tree_when_better(cls):
     else:
         assert err_duels <= 1.02 * plain, (err_duels, plain, err_at_once)
     assert err_at_once > err_duels, (err_duels, err_at_once)
+
+
+@pytest.mark.parametrize("name", ["mondrian", "xforest"])
+def test_a_model_pickled_by_0_2_with_detectors_resumes_as_it_would_have(name):
+    """tests/data/drift_0.2.pkl: forests pickled by 0.2 (a14bde2) mid-stream, 500 samples
+    after a drift, their detectors then the forest's river objects; and what they predicted
+    and detected over the next 1,500 samples under 0.2. Loaded now, they keep river's
+    ADWIN objects (called from the loop) and ARF's rule, and resume exactly as they would
+    have."""
+    path = pathlib.Path(__file__).parent / "data" / "drift_0.2.pkl"
+    blob, preds, log, drifts, warnings = pickle.loads(path.read_bytes())[name]
+    model = pickle.loads(blob)
+    assert model.background_swap == "at_drift" and not model._core.compiled
+    stream = list(itertools.islice(synth.ConceptDriftStream(
+        synth.Agrawal(classification_function=0, seed=1), synth.Agrawal(classification_function=2, seed=2),
+        position=1000, width=20, seed=3), 3000))
+    for (x, y), expected in zip(stream[1500:], preds):
+        assert model.predict_proba_one(x) == expected
+        model.learn_one(x, y)
+    assert (model.drift_log, model.drifts_per_tree, model.warnings_per_tree) == (log, drifts, warnings)
