@@ -10,7 +10,6 @@ forest shares, and their documentation (`shared_params_doc`), live here once.
 from __future__ import annotations
 
 import abc
-import collections
 import concurrent.futures
 import numbers
 import contextlib
@@ -317,6 +316,13 @@ class BaseForest(base.Estimator, abc.ABC):
     #: this forest's defaults of shared parameters where they differ from `SHARED_DEFAULTS`
     _defaults: dict = {}
 
+    #: what a background tree borrows of its tree's share of the budget while it learns
+    #: alongside it (the tree sheds nodes to lend it, and gets them back when the background
+    #: tree goes; a background tree that takes the tree's place gets the whole share): a
+    #: forest whose detectors start no background tree grows the trees it grows without
+    #: detectors (``python -m benchmarks experiment drift``)
+    _background_share = 0.125
+
     #: the budget's share kept for what a tree's pools add between two checks (a repacked
     #: pool's spare room): more for the kinds whose pools hold most of their bytes
     _budget_margin = 0.01
@@ -402,8 +408,9 @@ class BaseForest(base.Estimator, abc.ABC):
 
     def _set_budget(self) -> None:
         """Hand the budget to the core: what the forest itself takes outside its trees and
-        registries is measured once here, the rest the core shares out among the trees (and
-        the background trees a warning detector may start) as names and labels arrive."""
+        registries is measured once here, the rest the core shares out among the trees as
+        names and labels arrive (a background tree borrows `_background_share` of its
+        tree's share)."""
         core = self._core
         if self._budget_bytes is None:
             core.budget = 0
@@ -414,12 +421,13 @@ class BaseForest(base.Estimator, abc.ABC):
         # core counts those, and a batch forest's buffer): the drift log
         fixed += 72 * self.DRIFT_LOG if self.drift_detector is not None else 0
         core.budget_fixed = int(fixed + self._budget_margin * self._budget_bytes)
-        core.budget_slots = self.n_estimators * (2 if self._background_trees else 1)
+        core.budget_slots = self.n_estimators
+        core.background_share = self._background_share
         core.budget = int(self._budget_bytes)
         core.rebudget()
         need = max(sys.getsizeof(t) for t in core.trees)
         if core.tree_bytes < need:
-            least = self._budget_bytes + (need - core.tree_bytes) * core.budget_slots
+            least = self._budget_bytes + int((need - core.tree_bytes) * core.budget_slots) + 1
             raise ValueError(f"memory_budget={self.memory_budget!r} is too small for "
                              f"{self.n_estimators} empty trees: give at least {least:,} bytes")
 
@@ -433,13 +441,6 @@ class BaseForest(base.Estimator, abc.ABC):
 
     #: drift positions kept by `drift_log` (the most recent; memory stays bounded)
     DRIFT_LOG = 1000
-
-    @property
-    def _background_trees(self) -> bool:
-        """Whether a tree may have a background tree (a warning starts one, or a drift starts a
-        duel): the budget then keeps a share for it."""
-        return self.drift_detector is not None and (
-            self.warning_detector is not None or self.background_swap == "when_better")
 
     def _reset_detectors(self):
         """A fresh copy of each detector for each tree, and empty reports (in the core, which

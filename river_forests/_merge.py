@@ -177,8 +177,8 @@ def forest_of(template, trees, names, labels, state, full_warned=False, resize=F
         # each tree keeps its share: the budget grows (or shrinks) by a share per tree slot
         # gained (or lost), so a forest split into groups of trees and put back together
         # grows the trees it would have grown whole, and a merge holds its parts' memory
-        new_slots = len(trees) * (2 if template._background_trees else 1)
-        budget += (new_slots - slots) * share
+        new_slots = len(trees)
+        budget = int(budget + (new_slots - slots) * share)
         state = dict(state, budget=(budget, fixed, new_slots, share))
         new["memory_budget"] = int(budget)
     core._set_forest_state(dict(state, watch=None))  # fresh detectors below

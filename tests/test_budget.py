@@ -172,3 +172,31 @@ def test_one_vocabulary(cls):
     for old in ("lifetime", "lifetime_scale", "cuts", "cuts_scale", "budget", "budget_scale",
                 "use_aggregation", "candidate_features"):
         assert old not in params
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_background_trees_borrow_from_their_trees_within_the_budget(cls):
+    """With detectors that start background trees again and again (a warning every 40
+    samples, a drift every 100; XForest in batches of 20), the forest stays within its
+    budget; a tree with a background tree lends it an eighth of its share, and a tree without
+    one keeps the whole share (the forest's share less the detectors' own bytes and the drift
+    log's, as many trees as without detectors)."""
+    from river import drift
+
+    extra = {"batch_size": 20} if batch_native(cls) else {}
+    model = cls(n_estimators=3, seed=1, memory_budget=BUDGET, background_swap="at_drift",
+                drift_detector=drift.DummyDriftDetector(t_0=100, seed=0),
+                warning_detector=drift.DummyDriftDetector(t_0=40, seed=0), **extra)
+    # (2,960 samples: the last drift at 2,900, a warning at 2,940 since)
+    data = rbf(2960, 10, 3) if cls in CLASSIFIERS else friedman(2960)
+    assert _peak(model, data, every=10) <= BUDGET
+    core = model._core
+    share = core.tree_bytes
+    for tree, background in zip(core.trees, core.background):
+        own = object.__sizeof__(tree)  # a tree's share counts its object's bytes too
+        if background is None:
+            assert tree.max_bytes_ + own == share
+        else:
+            assert background.max_bytes_ + object.__sizeof__(background) == share // 8
+            assert tree.max_bytes_ + own == share - share // 8
+    assert any(b is not None for b in core.background)

@@ -75,14 +75,19 @@ cdef class ForestCore:
     cdef public long long budget             # bytes the whole forest may take (0: no budget)
     cdef public long long budget_fixed       # the forest's bytes outside the trees and the
                                              # registries (set by the Python layer)
-    cdef public Py_ssize_t budget_slots      # trees the budget is shared among (a background
-                                             # tree per tree counts when one may start)
+    cdef public double budget_slots          # shares the budget is split into: one per tree
+                                             # (a model of 0.2 with background trees: two)
+    cdef public double background_share      # what a background tree borrows of its tree's
+                                             # share (1: a share of its own, as in 0.2); it
+                                             # gets the whole share when it takes the place
     cdef readonly long long tree_bytes       # each tree's share now (`Tree.max_bytes`)
     cdef Py_ssize_t budget_names             # feature names counted in the last share
     cdef long long name_bytes                # their bytes
     cdef Py_ssize_t budget_labels            # labels counted in the last share
 
     cpdef int rebudget(self) except -1
+    cdef long long _background_bytes(self)
+    cdef long long _tree_cap(self, Py_ssize_t i)
     cdef int _check_budget(self) except -1
     cdef double _target(self, object y) except? -1.0
     cdef object _encode_targets(self, list ys)

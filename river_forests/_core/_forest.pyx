@@ -117,6 +117,7 @@ cdef class ForestCore:
         self.batch_pred = None
         self.budget = 0
         self.budget_slots = max(1, len(trees))
+        self.background_share = 1.0
 
     def __dealloc__(self):
         free_lock(self.lock)
@@ -178,7 +179,8 @@ cdef class ForestCore:
                 "background": [None if b is None else (type(b), (<Tree>b).get_state())
                                for b in self.background],
                 "n_background": self.n_background, "watch": self._watch_state(),
-                "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes)}
+                "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes),
+                "background_share": self.background_share}
 
     def _set_master_seed(self, object seed):
         """Set the master seed (None: not known yet, for a core pickled before it existed; the
@@ -202,6 +204,8 @@ cdef class ForestCore:
             self._set_watch_state(state["watch"])
         self.budget, self.budget_fixed, self.budget_slots = state.get(
             "budget", (0, 0, max(1, len(self.trees))))[:3]
+        # before 0.3.0 a background tree had a whole share (two slots per tree)
+        self.background_share = state.get("background_share", 1.0)
         self.rebudget()
 
     # ------------------------------------------------------------------ the forest protocol
@@ -227,7 +231,7 @@ cdef class ForestCore:
             raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
         tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
         if self.budget > 0:
-            tree.set_max_bytes(self.tree_bytes)
+            tree.set_max_bytes(self._tree_cap(i))
         if rows is not None:
             tree.learn_rows(rows, targets)
         self.n_replaced += 1
@@ -240,11 +244,21 @@ cdef class ForestCore:
         seeded as the forest's next background tree (`tree_seed(master_seed, -2 - k)` for the
         k-th: apart from the trees' and replacements' seeds). It learns from the next sample
         on, alongside tree `i`, and takes its place on a drift (`_swap_in`)."""
-        self.background[i] = make_tree(tree_seed(self.master_seed, -2 - self.n_background))
-        if self.budget > 0:
-            self.background[i].set_max_bytes(self.tree_bytes)
+        self._set_background(i, make_tree(tree_seed(self.master_seed, -2 - self.n_background)))
         self.n_background += 1
         return self.background[i]
+
+    def _set_background(self, Py_ssize_t i, object tree):
+        """Tree `i`'s background tree is now `tree` (None: none). A background tree borrows
+        `background_share` of tree `i`'s bytes (the tree sheds nodes to lend them) and gives
+        them back when it goes: the forest's bytes stay within the budget, and a forest
+        whose detectors start no background tree keeps every tree's whole share."""
+        self.background[i] = tree
+        if self.budget > 0:
+            if tree is not None:
+                tree.set_max_bytes(self._background_bytes())
+            self.trees[i].set_max_bytes(self._tree_cap(i))
+            self.version += 1
 
     def _swap_in(self, Py_ssize_t i, object make_tree):
         """A drift on tree `i`: its background tree takes its place, or, without one, a fresh
@@ -253,6 +267,8 @@ cdef class ForestCore:
             return self._replace_tree(i, make_tree)
         self.trees[i] = self.background[i]
         self.background[i] = None
+        if self.budget > 0:  # from a background tree's bytes to a tree's
+            self.trees[i].set_max_bytes(self.tree_bytes)
         self.n_replaced += 1
         self.version += 1
         return self.trees[i]
@@ -267,7 +283,7 @@ cdef class ForestCore:
 
     def _drop_background(self, Py_ssize_t i):
         """Forget tree `i`'s background tree (the tree was replaced by another route)."""
-        self.background[i] = None
+        self._set_background(i, None)
 
     def swap_in(self, Py_ssize_t i, object make_tree):
         """`_swap_in` under the model's lock."""
@@ -432,7 +448,7 @@ cdef class ForestCore:
     def _reset_watch(self, Py_ssize_t i):
         """Tree `i` was replaced by another route (XForest's swaps): fresh detectors, no
         background tree, no duel."""
-        self.background[i] = None
+        self._set_background(i, None)
         if self.watching:
             self._fresh_detector(i, False)
             if self.warn:
@@ -565,7 +581,7 @@ cdef class ForestCore:
                         self._fresh_detector(t, True)
                     self.swap_counts[t] += 1
                 elif s < 0.0 and self.duel[3 * t + 2] >= DROP_AFTER and s * s > Z_DROP * Z_DROP * q:
-                    self.background[t] = None
+                    self._set_background(t, None)
                     self.pending[t] = 0
         return 0
 
@@ -594,8 +610,9 @@ cdef class ForestCore:
 
     cpdef int rebudget(self) except -1:
         """Share the budget out again: what the forest's registries take (names and labels,
-        growing with the stream) and its fixed part come off, the rest is split evenly
-        among `budget_slots` trees; a tree over its new share sheds nodes
+        growing with the stream) and its fixed part come off, the rest is split into
+        `budget_slots` shares: one per tree, `background_share` of one per background tree;
+        a tree over its new share sheds nodes
         (`Tree.fit_budget`). Run when a name or a label is registered (the caller holds the
         lock), so the whole forest stays within `budget` bytes."""
         cdef Py_ssize_t k, n = len(self.features.names)
@@ -612,18 +629,30 @@ cdef class ForestCore:
         # a function of the registries' contents alone (not of their containers' spare
         # room), so a loaded forest shares its budget out exactly as the one it copies
         # (a batch forest's buffer holds up to `batch_size` rows as wide as the registry)
-        share = (self.budget - self.budget_fixed - self.name_bytes - (56 if self.watching else 48) * n
-                 - 160 * self.budget_labels - self.batch_size * (8 * n + 128)) // self.budget_slots
+        share = <long long>((self.budget - self.budget_fixed - self.name_bytes
+                             - (56 if self.watching else 48) * n - 160 * self.budget_labels
+                             - self.batch_size * (8 * n + 128)) / self.budget_slots)
         if share < 1:
             share = 1
         self.tree_bytes = share
         self.version += 1  # a tree over its share sheds nodes
-        for tree in self.trees:
-            tree.set_max_bytes(share)
+        for k in range(len(self.trees)):
+            self.trees[k].set_max_bytes(self._tree_cap(k))
         for tree in self.background:
             if tree is not None:
-                tree.set_max_bytes(share)
+                tree.set_max_bytes(self._background_bytes())
         return 0
+
+    cdef long long _background_bytes(self):
+        """A background tree's bytes: `background_share` of a tree's (at least 1)."""
+        return max(1, <long long>(self.tree_bytes * self.background_share))
+
+    cdef long long _tree_cap(self, Py_ssize_t i):
+        """Tree `i`'s bytes: its share, less what its background tree borrows (a background
+        share below 1; a model of 0.2 gave background trees shares of their own)."""
+        if self.background_share < 1.0 and self.background[i] is not None:
+            return max(1, self.tree_bytes - self._background_bytes())
+        return self.tree_bytes
 
     cdef int _check_budget(self) except -1:
         if self.budget > 0 and (len(self.features.names) != self.budget_names
