@@ -131,10 +131,13 @@ cdef void _delete_oldest(Adwin* a) noexcept nogil:
         a.n_levels -= 1
 
 
-cdef inline bint _cut(const Adwin* a, double n0, double n1, double delta_mean) noexcept nogil:
-    cdef double delta_prime = log(2.0 * log(a.width) / a.delta)
+cdef inline bint _cut(const Adwin* a, double n0, double n1, double delta_mean,
+                      double delta_prime, double var_w) noexcept nogil:
+    """Whether the means of the two sub-windows differ by more than the bound; `delta_prime`
+    (ln(2 ln W / delta)) and `var_w` (variance / W) are the window's, computed once per
+    scan by the caller (the same values, in the same order of operations, as river's)."""
     cdef double m_recip = 1.0 / (n0 - a.min_window_length + 1.0) + 1.0 / (n1 - a.min_window_length + 1.0)
-    cdef double epsilon = sqrt(2.0 * m_recip * (a.variance / a.width) * delta_prime) \
+    cdef double epsilon = sqrt(2.0 * m_recip * var_w * delta_prime) \
         + 2.0 / 3.0 * delta_prime * m_recip
     return fabs(delta_mean) > epsilon
 
@@ -142,7 +145,7 @@ cdef inline bint _cut(const Adwin* a, double n0, double n1, double delta_mean) n
 cdef bint adwin_update(Adwin* a, double value) noexcept nogil:
     """Add `value`; whether a change was detected (the next update then starts afresh)."""
     cdef bint change = False, reduce_width = True, stop
-    cdef double n0, n1, u0, u1, size, t
+    cdef double n0, n1, u0, u1, size, t, delta_prime, var_w
     cdef int32_t level, k, held
     if a.detected:
         adwin_reset(a)
@@ -156,6 +159,9 @@ cdef bint adwin_update(Adwin* a, double value) noexcept nogil:
             n1 = a.width
             u0 = 0.0
             u1 = a.total
+            # the window's terms of the bound: fixed until a cut shrinks it (then scan again)
+            delta_prime = log(2.0 * log(a.width) / a.delta)
+            var_w = a.variance / a.width
             level = a.n_levels - 1
             while level >= 0 and not stop:
                 size = <double>(1ULL << level)
@@ -170,7 +176,7 @@ cdef bint adwin_update(Adwin* a, double value) noexcept nogil:
                         stop = True
                         break
                     if n1 >= a.min_window_length and n0 >= a.min_window_length \
-                            and _cut(a, n0, n1, (u0 / n0) - (u1 / n1)):
+                            and _cut(a, n0, n1, (u0 / n0) - (u1 / n1), delta_prime, var_w):
                         reduce_width = True
                         change = True
                         if a.width > 0.0:
