@@ -42,7 +42,8 @@ CONFIGS = {
     "when better": "when_better",
     "when better, no warning": "when_better/drift",
 }
-REPORT_CONFIGS = {"plain": None, "when better": "when_better"}
+#: the report half runs the plain forests and the rule the tuning half chose
+REPORT_CONFIGS = {"plain": None, "when better, no warning": "when_better/drift"}
 
 #: a configuration hurts where its accuracy is this far below the plain forest's (points), or
 #: its MAE this far above (a fraction)
