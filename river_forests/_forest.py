@@ -261,7 +261,10 @@ _SHARED_DOC = {
     warning_detector
         A second, more sensitive detector on the same error (None: none): on a warning the
         tree starts a background tree of its kind (a fresh one, seeded reproducibly from the
-        forest's seed), which learns alongside it from then on. Needs ``drift_detector``.""",
+        forest's seed), which learns alongside it from then on. Needs ``drift_detector``.
+        Without one, a background tree starts at a drift: the setting the benchmark's tuning
+        half chose (``drift_detector=drift.ADWIN(delta=0.001)`` alone, as accurate as with
+        river's ARF's warning detector ``drift.ADWIN(delta=0.01)`` and cheaper).""",
     "background_swap": """
     background_swap
         What a drift does. ``"at_drift"``: the tree's background tree (or, without one, a

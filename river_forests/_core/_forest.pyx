@@ -793,6 +793,7 @@ cdef class ForestCore:
         cdef const double[:, ::1] rows
         cdef const double[::1] targets
         cdef double[:, ::1] ev
+        cdef const double[:, ::1] answers
         if self.watching and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
         elif self.watching:
@@ -801,14 +802,15 @@ cdef class ForestCore:
             self.version += 1
             errors = np.empty((rows.shape[0], 2 * n_trees + 1))
             ev = errors
-            known = None  # each tree's answers, if this batch was just predicted
+            known = False  # each tree's answers, if this batch was just predicted
             if self.batch_version == self.version and self.batch_nout == self._n_out() \
                     and self.batch_X.shape == X.shape \
                     and np.array_equal(self.batch_X.view(np.uint64), np.asarray(X).view(np.uint64)):
-                known = self.batch_pred
+                known = True
+                answers = self.batch_pred
             for i in range(rows.shape[0]):
                 self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
-                                   NULL if known is None else row_of(known, i))
+                                   row_of(answers, i) if known else NULL)
                 for t in range(2 * n_trees):
                     ev[i, t] = self.err[t]
             background = list(self.background)
