@@ -160,8 +160,9 @@ def report(results: dict, quick: bool, half: str = HALF, name: str = NAME) -> No
     lines = [f"# Drift detectors that never hurt: the {half} half", "",
              f"`python -m benchmarks experiment {name}{' --quick' if quick else ''}` "
              f"({'first 2,000 samples of 4 streams per task' if quick else 'every stream of the half, stationary ones included'}); "
-             f"10 trees, seed {SEED}, each forest at its defaults, ADWIN(0.001) for drifts and "
-             f"ADWIN(0.01) for warnings; {_common.version_line()}; {_common.machine()}.", "",
+             f"10 trees, seed {SEED}, each forest at its defaults, ADWIN(0.001) for drifts (and "
+             f"ADWIN(0.01) for warnings where the rule has them); {_common.version_line()}; "
+             f"{_common.machine()}.", "",
              f"Difference to the plain forest: accuracy points (classifiers) or the MAE's relative "
              f"drop in % (regressors); a rule *hurts* where it is below the plain forest by more "
              f"than {HURT_POINTS} point ({100 * HURT_MAE:.1f}% of MAE). Time: the model's calls, "
