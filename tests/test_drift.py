@@ -478,8 +478,18 @@ def test_learn_many_equals_a_learn_one_loop(cls):
     data = list(drifting(cls, N_SHORT)[0])
     if is_classifier(cls):
         data[2345] = (data[2345][0], 2)
+    one, many = _learn_many_and_a_loop(cls, data)
+    assert one.n_replaced >= 1 and sum(one.warnings_per_tree) >= 1
+    assert_same_model(one, many)
+
+
+def _learn_many_and_a_loop(cls, data, **params):
+    """Two forests with the sensitive detectors (XForest with its swaps), one fed `data` by
+    `learn_many` over chunks (of 50 rows; of `batch_size` for XForest), the other by a
+    `learn_one` loop, their predictions compared before each chunk: (loop, batches)."""
     extra = {"n_swaps": 1} if batch_native(cls) else {}
-    one, many = make(cls, sensitive_detectors(), **extra), make(cls, sensitive_detectors(), **extra)
+    one = make(cls, sensitive_detectors(), **extra, **params)
+    many = make(cls, sensitive_detectors(), **extra, **params)
     size = int(many.batch_size) if batch_native(cls) else 50
     for start in range(0, len(data), size):
         chunk = data[start:start + size]
@@ -492,8 +502,7 @@ def test_learn_many_equals_a_learn_one_loop(cls):
         many.learn_many(X, y)
         for x, yy in chunk:
             one.learn_one(x, yy)
-    assert one.n_replaced >= 1 and sum(one.warnings_per_tree) >= 1
-    assert_same_model(one, many)
+    return one, many
 
 
 # ------------------------------------------------------------------------------- background trees
@@ -824,22 +833,8 @@ def test_a_copy_taken_mid_duel_resumes_identically(cls, copier):
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_learn_many_equals_a_learn_one_loop_when_better(cls):
     """As `test_learn_many_equals_a_learn_one_loop`, with duels (the default rule)."""
-    data = adapting(cls)
-    extra = {"n_swaps": 1} if batch_native(cls) else {}
-    kw = dict(n_estimators=3, background_swap="when_better", **extra)
-    one, many = make(cls, sensitive_detectors(), **kw), make(cls, sensitive_detectors(), **kw)
-    size = int(many.batch_size) if batch_native(cls) else 50
-    for start in range(0, len(data), size):
-        chunk = data[start:start + size]
-        X = pd.DataFrame([x for x, _ in chunk])
-        y = pd.Series([y for _, y in chunk])
-        if is_classifier(cls):
-            pd.testing.assert_frame_equal(many.predict_proba_many(X), one.predict_proba_many(X))
-        else:
-            pd.testing.assert_series_equal(many.predict_many(X), one.predict_many(X))
-        many.learn_many(X, y)
-        for x, yy in chunk:
-            one.learn_one(x, yy)
+    one, many = _learn_many_and_a_loop(cls, adapting(cls), n_estimators=3,
+                                       background_swap="when_better")
     assert sum(one.drifts_per_tree) >= 1 and sum(one.swaps_per_tree) >= 1
     assert_same_model(one, many)
 
