@@ -60,9 +60,11 @@ cdef class ForestCore:
     cdef readonly object drift_log           # (row, tree) of the last drifts (a bounded deque)
     cdef readonly long long n_watched        # rows the detectors have watched
     # --- the last one-sample prediction, each tree's answer (test-then-train reuses it) ---
-    cdef double* cache_x                     # the row predicted (registry order)
+    cdef Py_ssize_t* cache_cols              # the row predicted: the registry columns its
+    cdef double* cache_x                     # dict set and their values (every other column
+                                             # is missing), so a check costs its keys
     cdef double* cache_pred                  # per tree: its class (index) or its mean
-    cdef Py_ssize_t cache_cap, cache_n, cache_nout, cache_trees
+    cdef Py_ssize_t cache_cap, cache_k, cache_n, cache_nout, cache_trees
     cdef long long version                   # bumped whenever a tree may have changed
     cdef long long cache_version             # `version` at that prediction (valid if equal)
     # --- the last batch prediction of a forest that learns in batches, each tree's answers ---
@@ -104,7 +106,8 @@ cdef class ForestCore:
     cdef int _detect(self, object make_tree) except -1
     cdef int _update(self, Py_ssize_t t, bint warning, double e) except -1
     cdef int _fresh_detector(self, Py_ssize_t t, bint warning) except -1
-    cdef int _remember(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) except -1
+    cdef int _remember(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
+    cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept
     cdef void _free_watch(self) noexcept
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1

@@ -108,8 +108,10 @@ cdef class ForestCore:
         self.drift_log = collections.deque(maxlen=1000)
         self.n_watched = 0
         self.cache_x = NULL
+        self.cache_cols = NULL
         self.cache_pred = NULL
         self.cache_cap = 0
+        self.cache_k = 0
         self.version = 0
         self.cache_version = -1
         self.batch_version = -1
@@ -125,6 +127,7 @@ cdef class ForestCore:
         PyMem_Free(self.tmp)
         self._free_watch()
         free(self.cache_x)
+        free(self.cache_cols)
         free(self.cache_pred)
 
     def __sizeof__(self):
@@ -132,7 +135,8 @@ cdef class ForestCore:
         cached prediction (the trees and registries are objects of their own)."""
         cdef Py_ssize_t t
         cdef size_t n = object.__sizeof__(self) + 2 * self.scratch * sizeof(double)
-        n += self.cache_cap * sizeof(double) + (len(self.trees) if self.cache_pred != NULL else 0) * sizeof(double)
+        n += self.cache_cap * (sizeof(double) + sizeof(Py_ssize_t))
+        n += (len(self.trees) + 1 if self.cache_pred != NULL else 0) * sizeof(double)
         if self.watching:
             n += self.n_watch * (5 * sizeof(double) + sizeof(char))
             if self.compiled:
@@ -482,9 +486,8 @@ cdef class ForestCore:
         cdef Py_ssize_t t, n_out = self._n_out()
         cdef Tree tree
         cdef double p
-        if preds == NULL and self.cache_version == self.version and self.cache_n == n_features \
-                and self.cache_nout == n_out and self.cache_trees == len(self.trees) \
-                and memcmp(self.cache_x, x, n_features * sizeof(double)) == 0:
+        if preds == NULL and self.cache_version == self.version and self.cache_nout == n_out \
+                and self.cache_trees == len(self.trees) and self._same_row(x, n_features):
             preds = self.cache_pred
         if n_out > 0:
             self._reserve(n_out)
@@ -867,23 +870,49 @@ cdef class ForestCore:
             self.acc[c] /= n_trees
         return 0
 
-    cdef int _remember(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) except -1:
-        """The row `x` the trees' answers in `cache_pred` are of (after `_aggregate(record)`)."""
-        cdef void* p
-        if n_features > self.cache_cap:
-            p = calloc(n_features, sizeof(double))
-            if p == NULL:
+    cdef int _remember(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1:
+        """The row the trees' answers in `cache_pred` are of (after `_aggregate(record)` of
+        the registry's buffer): the columns the last dict set and their values, the
+        registry's width and the number of outputs."""
+        cdef FeatureRegistry reg = self.features
+        cdef Py_ssize_t i, k = reg.n_written
+        cdef void* a
+        cdef void* b
+        if k > self.cache_cap:
+            a = calloc(k, sizeof(double))
+            b = calloc(k, sizeof(Py_ssize_t))
+            if a == NULL or b == NULL:
+                free(a)
+                free(b)
                 raise MemoryError()
             free(self.cache_x)
-            self.cache_x = <double*>p
-            self.cache_cap = n_features
-        if n_features > 0:
-            memcpy(self.cache_x, x, n_features * sizeof(double))
+            free(self.cache_cols)
+            self.cache_x = <double*>a
+            self.cache_cols = <Py_ssize_t*>b
+            self.cache_cap = k
+        for i in range(k):
+            self.cache_cols[i] = reg.written[i]
+            self.cache_x[i] = reg.buf[reg.written[i]]
+        self.cache_k = k
         self.cache_n = n_features
         self.cache_nout = n_out
         self.cache_trees = len(self.trees)
         self.cache_version = self.version
         return 0
+
+    cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept:
+        """Whether `x`, the registry's buffer just filled, is the row `_remember` kept: the
+        same width, the same columns set in the same order, the same values to the bit (a
+        column no dict set is missing in both)."""
+        cdef FeatureRegistry reg = self.features
+        cdef Py_ssize_t i
+        if x != reg.buf or n_features != self.cache_n or reg.n_written != self.cache_k:
+            return False
+        for i in range(self.cache_k):
+            if reg.written[i] != self.cache_cols[i] or memcmp(
+                    &reg.buf[reg.written[i]], &self.cache_x[i], sizeof(double)) != 0:
+                return False
+        return True
 
     cdef Py_ssize_t _n_out(self):
         return len(self.labels) if self.classifier else 2
@@ -899,7 +928,7 @@ cdef class ForestCore:
             self._reserve(n_out)
             self._aggregate(self.features.buf, n_out, self.watching)
             if self.watching:
-                self._remember(self.features.buf, n, n_out)
+                self._remember(n, n_out)
             return {self.labels[c]: self.acc[c] for c in range(n_out)}
         finally:
             release(self.lock)
@@ -915,7 +944,7 @@ cdef class ForestCore:
             self._reserve(n_out)
             self._aggregate(self.features.buf, n_out, self.watching)
             if self.watching:
-                self._remember(self.features.buf, n, n_out)
+                self._remember(n, n_out)
             for c in range(1, n_out):
                 if self.acc[c] > self.acc[best]:
                     best = c
@@ -932,7 +961,7 @@ cdef class ForestCore:
             n = self.features.fill(x, False)
             self._aggregate(self.features.buf, 2, self.watching)
             if self.watching:
-                self._remember(self.features.buf, n, 2)
+                self._remember(n, 2)
             mean = self.acc[0]
             var = self.acc[1] - mean * mean
             return mean, (var if var > 0.0 else 0.0)
