@@ -144,8 +144,8 @@ def merge(forests):
         joined = dict(states[0])
         for key in ("duel", "pending"):
             joined[key] = [v for w in states for v in w[key]]
-        for key in ("adwins",):
-            joined[key] = None if joined[key] is None else [v for w in states for v in w[key]]
+        if joined["adwins"] is not None:
+            joined["adwins"] = [v for w in states for v in w["adwins"]]
         if joined["python"] is not None:
             joined["python"] = tuple(None if states[0]["python"][k] is None else
                                      [d for w in states for d in w["python"][k]] for k in (0, 1))

@@ -877,3 +877,28 @@ def test_a_model_pickled_by_0_2_with_detectors_resumes_as_it_would_have(name):
         assert model.predict_proba_one(x) == expected
         model.learn_one(x, y)
     assert (model.drift_log, model.drifts_per_tree, model.warnings_per_tree) == (log, drifts, warnings)
+
+
+def test_a_batch_forest_keeps_a_bounded_copy_of_a_predicted_batch():
+    """XForest with a detector keeps a predicted batch's rows and its trees' answers for its
+    detectors (test-then-train on batches), but only a batch of at most 16,384 cells: a wide
+    batch is not copied (memory does not grow with the width), and the trees' errors on it,
+    recomputed, are the same."""
+    rng = random.Random(0)
+    def frame(n, width):
+        return pd.DataFrame([{f"w{rng.randrange(width)}": 1.0 for _ in range(5)} for _ in range(n)]).fillna(0.0)
+    for width, kept in ((20, True), (2000, False)):
+        model = XForestClassifier(n_estimators=3, seed=1, drift_detector=drift.ADWIN())
+        X = frame(100, width)
+        y = pd.Series([int(X.iloc[i].sum() > 4) for i in range(100)])
+        model.learn_many(X, y)
+        X2 = frame(100, width)
+        before = model.memory_bytes
+        model.predict_proba_many(X2)
+        grown = model.memory_bytes - before  # the kept rows and answers, if any
+        assert (grown > 100 * width * 8) is kept and grown < 2 * 16384 * 8
+        twin = pickle.loads(pickle.dumps(model))  # a copy holds no cached batch
+        model.learn_many(X2, y)
+        twin.learn_many(X2, y)
+        assert model._core.last_errors == twin._core.last_errors
+        assert_same_model(model, twin)

@@ -46,6 +46,10 @@ cdef double Z_DROP = 3.0
 cdef double DROP_AFTER = 100.0
 cdef double DUEL_FADE = 0.99
 
+#: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
+#: that learns in batches keeps for its detectors
+cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
+
 cdef object _NA = pd.NA
 cdef object _NaT = pd.NaT
 cdef tuple _FLOATS = (float, np.floating)
@@ -1072,9 +1076,12 @@ cdef class ForestCore:
     cdef object _predict_rows(self, const double[:, ::1] X):
         """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression. A
         forest that learns in batches with detectors keeps each tree's answers to a small
-        batch, for its detectors when it learns that batch next (`_learn_batch_rows`)."""
+        batch (its rows and answers at most `BATCH_CACHE_CELLS` cells, whatever the width of
+        the stream: within the budget's margin), for its detectors when it learns that batch
+        next (`_learn_batch_rows`); a larger batch is predicted again there."""
         cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.trees)
-        cdef bint record = self.watching and self.batch_size > 0 and X.shape[0] <= 4096
+        cdef bint record = self.watching and self.batch_size > 0 \
+            and X.shape[0] * (X.shape[1] + n_trees) <= BATCH_CACHE_CELLS
         cdef double[:, ::1] answers
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
