@@ -902,3 +902,42 @@ def test_a_batch_forest_keeps_a_bounded_copy_of_a_predicted_batch():
         twin.learn_many(X2, y)
         assert model._core.last_errors == twin._core.last_errors
         assert_same_model(model, twin)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_predicting_in_another_thread_changes_nothing_the_detectors_see(cls):
+    """One thread learns the drifting stream (test-then-train: it predicts each row, then
+    learns it, so the trees' answers are reused for their errors) while another predicts other
+    rows and batches all along: the forest ends exactly as one that learned alone (a
+    prediction of another row in between never lends its answers to the learned row)."""
+    import threading
+
+    data = adapting(cls)[:3000]
+    others = [x for x, _ in data[::-1][:200]]
+    X = pd.DataFrame(others)
+    alone = make(cls, sensitive_detectors(), n_estimators=3, background_swap="when_better")
+    shared = make(cls, sensitive_detectors(), n_estimators=3, background_swap="when_better")
+    for x, y in data:
+        prediction(alone, x)
+        alone.learn_one(x, y)
+    done = threading.Event()
+
+    def learn():
+        for x, y in data:
+            prediction(shared, x)
+            shared.learn_one(x, y)
+        done.set()
+
+    def serve():
+        while not done.is_set():
+            for x in others[:20]:
+                prediction(shared, x)
+            (shared.predict_proba_many if is_classifier(cls) else shared.predict_many)(X)
+
+    threads = [threading.Thread(target=learn), threading.Thread(target=serve)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(alone.drifts_per_tree) >= 1
+    assert_same_model(alone, shared)
