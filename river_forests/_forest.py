@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 import pandas as pd
-from river import base, proba
+from river import base, conf, proba
 
 from ._core._features import string_code
 from ._core._forest import ForestCore
@@ -99,8 +99,13 @@ SHARED_DEFAULTS = {
     "drift_detector": None,
     "warning_detector": None,
     "background_swap": "when_better",
+    "confidence_level": 0.95,
     "seed": None,
 }
+
+#: the parameters only classifiers take, and only regressors take
+CLASSIFIER_ONLY = ("aggregation",)
+REGRESSOR_ONLY = ("confidence_level",)
 
 #: `background_swap` values -> codes of `_core/_forest.pxd`
 SWAP_RULES = {"at_drift": 0, "when_better": 1}
@@ -117,7 +122,8 @@ RENAMED = {
 
 
 def _shared_names(task: int) -> list:
-    return [n for n in SHARED_DEFAULTS if task == TASK_CLASSIFICATION or n != "aggregation"]
+    other = REGRESSOR_ONLY if task == TASK_CLASSIFICATION else CLASSIFIER_ONLY
+    return [n for n in SHARED_DEFAULTS if n not in other]
 
 
 def _signature(cls) -> inspect.Signature:
@@ -279,6 +285,19 @@ _SHARED_DOC = {
         background tree's learning, not a grown tree; a real drift swaps a little later.
         Chosen on the benchmark's tuning half
         (``python -m benchmarks experiment drift``).""",
+    "confidence_level": """
+    confidence_level
+        The level of the prediction intervals, in (0, 1): ``predict_one(x,
+        with_interval=True)`` returns a ``river.conf.Interval`` meant to hold the target this
+        often (``predict_many(X, with_interval=True)``, a frame with ``lower`` and ``upper``
+        columns). The intervals are learned online from the forest's own prequential
+        residuals (each row's, before the forest learns it): normalised conformal prediction
+        with a local scale (a log-linear model of the residuals' size over binned features
+        and the trees' spread) and an adaptive level (adaptive conformal inference), so that
+        the share of targets inside their interval converges to this level on any stream,
+        drifting ones included, and holds within each region of a feature where the noise
+        differs. Chosen on the benchmark's tuning half (``python -m benchmarks experiment
+        intervals``); see the docs' intervals page. None: no intervals (nor their cost).""",
     "seed": """
     seed
         Random seed. The same seed on the same stream gives the same model, whatever the
@@ -387,6 +406,12 @@ class BaseForest(base.Estimator, abc.ABC):
         if warning_detector is not None and drift_detector is None:
             raise ValueError("warning_detector needs a drift_detector: its background trees "
                              "take a tree's place only on a drift")
+        if self._task == TASK_REGRESSION and params["confidence_level"] is not None:
+            check_float("confidence_level", params["confidence_level"], 0.0,
+                        low_inclusive=False, high=1.0)
+            if params["confidence_level"] >= 1.0:
+                raise ValueError("confidence_level must be < 1 (an interval that always holds "
+                                 f"is the whole line), got {params['confidence_level']!r}")
         if params["background_swap"] not in SWAP_RULES:
             raise ValueError("background_swap must be 'at_drift' or 'when_better', got "
                              f"{params['background_swap']!r}")
@@ -799,22 +824,54 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
 
 
 class ForestRegressor(BaseForest, base.MiniBatchRegressor):
-    """A forest regressor: the mean of the trees' smoothed leaf means."""
+    """A forest regressor: the mean of the trees' smoothed leaf means, with prediction
+    intervals (`confidence_level`)."""
 
     _task = TASK_REGRESSION
+
+    #: the interval calibrator's settings (`_core/_conformal.pxd`), chosen on the benchmark's
+    #: tuning half (``python -m benchmarks experiment intervals``): the step of the adaptive
+    #: level, the scores kept, the steps of the scale model's bins and of its spread term
+    INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.01, "lr_beta": 0.05}
+
+    def _new_core(self) -> ForestCore:
+        core = super()._new_core()
+        self._set_intervals(core)
+        return core
+
+    def _set_intervals(self, core) -> None:
+        alpha = 0.0 if self.confidence_level is None else 1.0 - self.confidence_level
+        core.set_intervals(alpha, **self.INTERVALS)
+
+    def __setstate__(self, state):
+        legacy = "confidence_level" not in state  # pickled before 0.3.0: no intervals yet
+        state.setdefault("confidence_level", SHARED_DEFAULTS["confidence_level"])
+        super().__setstate__(state)
+        if legacy:
+            self._set_intervals(self._core)
 
     def learn_one(self, x: dict, y: base.typing.RegTarget) -> None:
         if self.drift_detector is not None:
             return self._learn_adaptive(x, y)
         self._core.learn_one(x, y)
 
-    def predict_one(self, x: dict, with_dist: bool = False):
+    def predict_one(self, x: dict, with_interval: bool = False, with_dist: bool = False):
         """Predict the target of `x`.
+
+        With ``with_interval=True``, return a :class:`river.conf.Interval` at the forest's
+        ``confidence_level`` (as ``river.conf.RegressionJackknife`` does), centred on the
+        prediction. It is infinite while the forest has seen too few targets to calibrate it
+        (at 95%, the first 25 or so).
 
         With ``with_dist=True``, return a :class:`river.proba.Gaussian` with the forest's
         predictive mean and standard deviation: the spread of the mixture of the trees' leaf
-        distributions (within-leaf variance plus disagreement between trees).
+        distributions (within-leaf variance plus disagreement between trees). It is not
+        calibrated: the interval is.
         """
+        if with_interval:
+            self._check_intervals()
+            _, _, lower, upper = self._core.predict_interval_one(x)
+            return conf.Interval(lower, upper)
         mean, var = self._core.predict_value_one(x)
         if not with_dist:
             return mean
@@ -823,6 +880,31 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         self._learn_batch(X, y)
 
-    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+    def predict_many(self, X: pd.DataFrame, with_interval: bool = False):
+        """Predict the targets of the rows of `X` (a Series); with ``with_interval=True``, a
+        frame with the ``prediction`` and the interval's ``lower`` and ``upper`` bounds, every
+        row's interval from the calibrator as it stands (a batch is predicted before it is
+        learned)."""
+        if with_interval:
+            self._check_intervals()
+            values, names = self._frame(X)
+            out = self._core.predict_interval_batch(values, names)
+            return pd.DataFrame({"prediction": out[:, 0], "lower": out[:, 2],
+                                 "upper": out[:, 3]}, index=X.index)
         pred, _ = self._predict_batch(X)
         return pd.Series(pred[:, 0], index=X.index, dtype=np.float64)
+
+    def _check_intervals(self) -> None:
+        if self.confidence_level is None:
+            raise ValueError("with_interval=True needs intervals: this forest was built with "
+                             "confidence_level=None")
+
+    @property
+    def interval_coverage(self) -> float | None:
+        """The share of the rows learned so far that fell inside the interval the forest
+        gave them before learning them (None before the first): the prequential coverage the
+        calibrator steers to ``confidence_level``."""
+        state = self._core.interval_state
+        if state is None or state["n_checked"] == 0:
+            return None
+        return 1.0 - state["n_misses"] / state["n_checked"]

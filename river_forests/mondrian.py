@@ -211,6 +211,17 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     >>> model.predict_one(x, with_dist=True).sigma >= 0
     True
 
+    Prediction intervals, each asked for before its sample is learned:
+
+    >>> model = MondrianForestRegressor(n_estimators=10, seed=42, confidence_level=0.9)
+    >>> covered = 0
+    >>> for x, y in datasets.TrumpApproval():
+    ...     interval = model.predict_one(x, with_interval=True)
+    ...     covered += interval.lower <= y <= interval.upper
+    ...     model.learn_one(x, y)
+    >>> print(f"coverage: {covered / 1001:.3f}")
+    coverage: 0.894
+
     References
     ----------
     J. Mourtada, S. Gaïffas, E. Scornet. Universal consistency and minimax rates for online

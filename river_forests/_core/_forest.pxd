@@ -3,6 +3,7 @@
 from cpython.pythread cimport PyThread_type_lock
 
 from ._adwin cimport Adwin
+from ._conformal cimport Conformal
 from ._features cimport FeatureRegistry
 from ._random cimport RNG
 
@@ -67,6 +68,10 @@ cdef class ForestCore:
     cdef Py_ssize_t cache_cap, cache_k, cache_n, cache_nout, cache_trees
     cdef long long version                   # bumped whenever a tree may have changed
     cdef long long cache_version             # `version` at that prediction (valid if equal)
+    cdef double cache_mean, cache_second      # the aggregate of that prediction (regression:
+                                             # the mean and the mean of y^2)
+    # --- prediction intervals (`set_intervals`, regression): a compiled calibrator ---
+    cdef Conformal* conformal                # NULL: no intervals
     # --- the last batch prediction of a forest that learns in batches, each tree's answers ---
     cdef object batch_X                      # its rows (a copy; small batches only)
     cdef object batch_pred                   # (rows, trees): each tree's class or mean
@@ -109,6 +114,9 @@ cdef class ForestCore:
     cdef int _remember(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept
     cdef void _free_watch(self) noexcept
+    cdef void _free_intervals(self) noexcept
+    cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1
+    cdef Py_ssize_t _predict_value(self, dict x) except -1
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1
     cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1

@@ -21,6 +21,9 @@ import sys
 import numpy as np
 import pandas as pd
 
+from ._conformal cimport (conformal_get_state, conformal_init, conformal_interval,
+                          conformal_learn, conformal_nbytes, conformal_release,
+                          conformal_set_state, Conformal)
 from ._adwin cimport (adwin_estimation, adwin_get_state, adwin_init, adwin_nbytes, adwin_release,
                       adwin_reset, adwin_set_state, adwin_update)
 from ._features cimport MAX_ABS, FeatureRegistry
@@ -114,6 +117,7 @@ cdef class ForestCore:
         self.cache_x = NULL
         self.cache_cols = NULL
         self.cache_pred = NULL
+        self.conformal = NULL
         self.cache_cap = 0
         self.cache_k = 0
         self.version = 0
@@ -133,6 +137,7 @@ cdef class ForestCore:
         free(self.cache_x)
         free(self.cache_cols)
         free(self.cache_pred)
+        self._free_intervals()
 
     def __sizeof__(self):
         """The core's own bytes: the object, its scratch rows, the detectors' state and the
@@ -146,6 +151,8 @@ cdef class ForestCore:
             if self.compiled:
                 for t in range(2 * self.n_watch):
                     n += sizeof(self.adwins[t]) + adwin_nbytes(&self.adwins[t])
+        if self.conformal != NULL:
+            n += sizeof(Conformal) + conformal_nbytes(self.conformal)
         return n
 
     cdef int _reserve(self, Py_ssize_t n) except -1:
@@ -188,7 +195,8 @@ cdef class ForestCore:
                                for b in self.background],
                 "n_background": self.n_background, "watch": self._watch_state(),
                 "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes),
-                "background_share": self.background_share}
+                "background_share": self.background_share,
+                "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
 
     def _set_master_seed(self, object seed):
         """Set the master seed (None: not known yet, for a core pickled before it existed; the
@@ -214,7 +222,74 @@ cdef class ForestCore:
             "budget", (0, 0, max(1, len(self.trees))))[:3]
         # before 0.3.0 a background tree had a whole share (two slots per tree)
         self.background_share = state.get("background_share", 1.0)
+        intervals = state.get("intervals")  # absent before 0.3.0: no intervals
+        if intervals is not None:
+            self._set_intervals(intervals["alpha"], intervals["gamma"], intervals["window"],
+                                intervals["lr"], intervals["lr_beta"])
+            conformal_set_state(self.conformal, intervals)
         self.rebudget()
+
+    # ------------------------------------------------------------------ prediction intervals
+
+    def set_intervals(self, double alpha, double gamma, Py_ssize_t window, double lr,
+                      double lr_beta):
+        """Give a regressor a fresh interval calibrator (`_conformal.pxd`) of nominal
+        miscoverage `alpha`, or none (`alpha` = 0)."""
+        acquire(self.lock)
+        try:
+            self._set_intervals(alpha, gamma, window, lr, lr_beta)
+        finally:
+            release(self.lock)
+
+    def _set_intervals(self, double alpha, double gamma, Py_ssize_t window, double lr,
+                       double lr_beta):
+        cdef Conformal* c
+        self._free_intervals()
+        if alpha <= 0.0 or self.classifier:
+            return
+        if self.batch_size > 0:
+            raise ValueError("intervals need a forest that learns one row at a time")
+        c = <Conformal*>calloc(1, sizeof(Conformal))
+        if c == NULL:
+            raise MemoryError()
+        try:
+            conformal_init(c, alpha, gamma, <int32_t>window, lr, lr_beta)
+        except MemoryError:
+            free(c)
+            raise
+        self.conformal = c
+
+    cdef void _free_intervals(self) noexcept:
+        if self.conformal != NULL:
+            conformal_release(self.conformal)
+            free(self.conformal)
+            self.conformal = NULL
+
+    @property
+    def interval_state(self):
+        """The calibrator's state (a dict; None without intervals), for inspection."""
+        acquire(self.lock)
+        try:
+            return None if self.conformal == NULL else conformal_get_state(self.conformal)
+        finally:
+            release(self.lock)
+
+    cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1:
+        """Before the trees learn row (x, y): the calibrator learns from the forest's
+        prediction of it, the last one-sample prediction's when it was of this row and nothing
+        was learned since (test-then-train), else predicted now."""
+        cdef double mean, var
+        if self.cache_version == self.version and self.cache_nout == 2 \
+                and self.cache_trees == len(self.trees) and self._same_row(x, n_features):
+            mean = self.cache_mean
+            var = self.cache_second - mean * mean
+        else:
+            self._reserve(2)
+            self._aggregate(x, 2, False)
+            mean = self.acc[0]
+            var = self.acc[1] - mean * mean
+        conformal_learn(self.conformal, x, n_features, y, mean, var if var > 0.0 else 0.0)
+        return 0
 
     # ------------------------------------------------------------------ the forest protocol
     # The underscore methods below assume the lock is held: they are for the `after` step a
@@ -594,9 +669,10 @@ cdef class ForestCore:
 
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1:
-        """Learn rows one at a time with the detectors watching, exactly as `learn_one`
-        calls would (each row's errors, then every tree learns it, then the detectors act):
-        one compiled loop, a Python call only when a detector fires."""
+        """Learn rows one at a time with the detectors watching (or the interval calibrator
+        learning), exactly as `learn_one` calls would (each row's errors and interval, then
+        every tree learns it, then the detectors act): one compiled loop, a Python call only
+        when a detector fires."""
         cdef Py_ssize_t i
         cdef int32_t n_features = <int32_t>X.shape[1]
         cdef const double* x
@@ -604,13 +680,17 @@ cdef class ForestCore:
         self.version += 1
         for i in range(X.shape[0]):
             x = row_of(X, i)
-            self._watch_errors(x, n_features, y[i], NULL)
+            if self.conformal != NULL:
+                self._calibrate(x, n_features, y[i])
+            if self.watching:
+                self._watch_errors(x, n_features, y[i], NULL)
             for tree in self.trees:
                 tree.learn_sample(x, n_features, y[i])
             for tree in self.background:
                 if tree is not None:
                     tree.learn_sample(x, n_features, y[i])
-            self._detect(make_tree)
+            if self.watching:
+                self._detect(make_tree)
         return 0
 
     # ------------------------------------------------------------------ the memory budget
@@ -746,6 +826,8 @@ cdef class ForestCore:
                 if len(self.pending_rows) >= self.batch_size:
                     self._flush(executor, n_tasks, after, make_tree)
                 return
+            if self.conformal != NULL:
+                self._calibrate(self.features.buf, n_features, target)
             if self.watching:
                 self._watch_errors(self.features.buf, n_features, target, NULL)
             self.version += 1
@@ -801,7 +883,7 @@ cdef class ForestCore:
         cdef const double[::1] targets
         cdef double[:, ::1] ev
         cdef const double[:, ::1] answers
-        if self.watching and self.batch_size == 0:
+        if (self.watching or self.conformal != NULL) and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
         elif self.watching:
             rows = X
@@ -902,6 +984,9 @@ cdef class ForestCore:
         self.cache_nout = n_out
         self.cache_trees = len(self.trees)
         self.cache_version = self.version
+        if not self.classifier:
+            self.cache_mean = self.acc[0]
+            self.cache_second = self.acc[1]
         return 0
 
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept:
@@ -959,16 +1044,39 @@ cdef class ForestCore:
     def predict_value_one(self, dict x):
         """Regression: (mean, variance) of the forest's predictive mixture."""
         cdef double mean, var
-        cdef Py_ssize_t n
         acquire(self.lock)
         try:
-            n = self.features.fill(x, False)
-            self._aggregate(self.features.buf, 2, self.watching)
-            if self.watching:
-                self._remember(n, 2)
+            self._predict_value(x)
             mean = self.acc[0]
             var = self.acc[1] - mean * mean
             return mean, (var if var > 0.0 else 0.0)
+        finally:
+            release(self.lock)
+
+    cdef Py_ssize_t _predict_value(self, dict x) except -1:
+        """The aggregate of `x` into `acc[:2]`, remembered for the learn that may follow; the
+        width of the row (in the registry's buffer)."""
+        cdef Py_ssize_t n = self.features.fill(x, False)
+        self._aggregate(self.features.buf, 2, self.watching)
+        if self.watching or self.conformal != NULL:
+            self._remember(n, 2)
+        return n
+
+    def predict_interval_one(self, dict x):
+        """Regression with intervals: (mean, variance, lower, upper)."""
+        cdef double mean, var, lo, hi
+        cdef Py_ssize_t n
+        acquire(self.lock)
+        try:
+            if self.conformal == NULL:
+                raise ValueError("this forest has no interval calibrator")
+            n = self._predict_value(x)
+            mean = self.acc[0]
+            var = self.acc[1] - mean * mean
+            var = var if var > 0.0 else 0.0
+            conformal_interval(self.conformal, self.features.buf, n,
+                               mean, var, &lo, &hi)
+            return mean, var, lo, hi
         finally:
             release(self.lock)
 
@@ -1041,6 +1149,32 @@ cdef class ForestCore:
         try:
             rows = self.features.place(values, names, False)
             return self._predict_rows(rows), list(self.labels)
+        finally:
+            release(self.lock)
+
+    def predict_interval_batch(self, values, list names):
+        """Regression with intervals: an (n_rows, 4) array of mean, variance, lower and upper
+        bounds, every row's interval from the calibrator as it stands (a batch is predicted
+        before it is learned)."""
+        cdef Py_ssize_t i
+        cdef double lo, hi
+        cdef double[:, ::1] view
+        cdef const double[:, ::1] X
+        acquire(self.lock)
+        try:
+            if self.conformal == NULL:
+                raise ValueError("this forest has no interval calibrator")
+            rows = self.features.place(values, names, False)
+            X = rows
+            out = np.empty((X.shape[0], 4))
+            out[:, :2] = self._predict_rows(rows)
+            view = out
+            for i in range(X.shape[0]):
+                conformal_interval(self.conformal, row_of(X, i), X.shape[1], view[i, 0],
+                                   view[i, 1], &lo, &hi)
+                view[i, 2] = lo
+                view[i, 3] = hi
+            return out
         finally:
             release(self.lock)
 
