@@ -75,6 +75,8 @@ cdef class ForestCore:
     # --- the last batch prediction of a forest that learns in batches, each tree's answers ---
     cdef object batch_X                      # its rows (a copy; small batches only)
     cdef object batch_pred                   # (rows, trees): each tree's class or mean
+    cdef object batch_agg                    # (rows, 2): the forest's mean and variance, for
+                                             # the interval calibrator (regression)
     cdef Py_ssize_t batch_nout
     cdef long long batch_version
 
@@ -105,6 +107,7 @@ cdef class ForestCore:
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
+    cdef object _aggregate_rows(self, const double[:, ::1] X)
     cdef double _error(self, object tree, const double* x, double y, Py_ssize_t n_out) except? -1.0
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1

@@ -125,6 +125,7 @@ cdef class ForestCore:
         self.batch_version = -1
         self.batch_X = None
         self.batch_pred = None
+        self.batch_agg = None
         self.budget = 0
         self.budget_slots = max(1, len(trees))
         self.background_share = 1.0
@@ -247,8 +248,6 @@ cdef class ForestCore:
         self._free_intervals()
         if alpha <= 0.0 or self.classifier:
             return
-        if self.batch_size > 0:
-            raise ValueError("intervals need a forest that learns one row at a time")
         c = <Conformal*>calloc(1, sizeof(Conformal))
         if c == NULL:
             raise MemoryError()
@@ -883,28 +882,43 @@ cdef class ForestCore:
         cdef const double[::1] targets
         cdef double[:, ::1] ev
         cdef const double[:, ::1] answers
+        cdef const double[:, ::1] agg
         if (self.watching or self.conformal != NULL) and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
-        elif self.watching:
+        elif self.watching or self.conformal != NULL:
             rows = X
             targets = y
             self.version += 1
-            errors = np.empty((rows.shape[0], 2 * n_trees + 1))
-            ev = errors
             known = False  # each tree's answers, if this batch was just predicted
             if self.batch_version == self.version and self.batch_nout == self._n_out() \
                     and self.batch_X.shape == X.shape \
                     and np.array_equal(self.batch_X.view(np.uint64), np.asarray(X).view(np.uint64)):
                 known = True
-                answers = self.batch_pred
-            for i in range(rows.shape[0]):
-                self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
-                                   row_of(answers, i) if known else NULL)
-                for t in range(2 * n_trees):
-                    ev[i, t] = self.err[t]
-            background = list(self.background)
-            self._learn_rows(X, y, executor, n_tasks)
-            for i in range(rows.shape[0]):
+            if self.conformal != NULL:
+                # the calibrator learns each row, in order, from the forest's prediction of it
+                # before the batch (the batch just predicted, or predicted now)
+                agg = self.batch_agg if known and self.batch_agg is not None \
+                    else self._aggregate_rows(rows)
+                for i in range(rows.shape[0]):
+                    conformal_learn(self.conformal, row_of(rows, i), rows.shape[1], targets[i],
+                                    agg[i, 0], agg[i, 1])
+            if not self.watching:
+                self._learn_rows(X, y, executor, n_tasks)
+            else:
+                errors = np.empty((rows.shape[0], 2 * n_trees + 1))
+                ev = errors
+                if known and self.batch_pred is not None:
+                    answers = self.batch_pred
+                else:
+                    known = False
+                for i in range(rows.shape[0]):
+                    self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
+                                       row_of(answers, i) if known else NULL)
+                    for t in range(2 * n_trees):
+                        ev[i, t] = self.err[t]
+                background = list(self.background)
+                self._learn_rows(X, y, executor, n_tasks)
+            for i in range(rows.shape[0] if self.watching else 0):
                 for t in range(n_trees):
                     self.err[2 * t] = ev[i, 2 * t]
                     # a background tree started (or swapped in) on an earlier row of the
@@ -1214,20 +1228,23 @@ cdef class ForestCore:
         the stream: within the budget's margin), for its detectors when it learns that batch
         next (`_learn_batch_rows`); a larger batch is predicted again there."""
         cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.trees)
-        cdef bint record = self.watching and self.batch_size > 0 \
-            and X.shape[0] * (X.shape[1] + n_trees) <= BATCH_CACHE_CELLS
+        cdef bint record = (self.watching or self.conformal != NULL) and self.batch_size > 0 \
+            and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
+        cdef bint trees = record and self.watching
         cdef double[:, ::1] answers
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
         if n_out == 0:
             return out
         self._reserve(n_out)
-        if record:
+        self.batch_pred = None
+        self.batch_agg = None
+        if trees:
             self.batch_pred = np.empty((X.shape[0], n_trees))
             answers = self.batch_pred
         for i in range(X.shape[0]):
-            self._aggregate(row_of(X, i), n_out, record)
-            if record:
+            self._aggregate(row_of(X, i), n_out, trees)
+            if trees:
                 for t in range(n_trees):
                     answers[i, t] = self.cache_pred[t]
             for c in range(n_out):
@@ -1238,6 +1255,21 @@ cdef class ForestCore:
             self.batch_X = np.array(X, dtype=np.float64)
             self.batch_nout = n_out
             self.batch_version = self.version
+            if self.conformal != NULL:
+                self.batch_agg = out.copy()
+        return out
+
+    cdef object _aggregate_rows(self, const double[:, ::1] X):
+        """(n, 2): the forest's mean and variance of each row (regression), keeping no
+        cache."""
+        cdef Py_ssize_t i
+        out = np.empty((X.shape[0], 2))
+        cdef double[:, ::1] view = out
+        self._reserve(2)
+        for i in range(X.shape[0]):
+            self._aggregate(row_of(X, i), 2, False)
+            view[i, 0] = self.acc[0]
+            view[i, 1] = max(self.acc[1] - self.acc[0] * self.acc[0], 0.0)
         return out
 
     cdef object _predict_tree_rows(self, const double[:, ::1] X):
