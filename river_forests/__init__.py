@@ -4,7 +4,7 @@ from ._merge import merge
 from .bsp import BSPForestClassifier, BSPForestRegressor
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor
-from .stream_partition import StreamPartitionForestClassifier
+from .stream_partition import StreamPartitionForestClassifier, StreamPartitionForestRegressor
 from .xforest import XForestClassifier
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "PurelyRandomForestClassifier",
     "PurelyRandomForestRegressor",
     "StreamPartitionForestClassifier",
+    "StreamPartitionForestRegressor",
     "XForestClassifier",
     "merge",
 ]

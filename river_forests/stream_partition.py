@@ -6,9 +6,9 @@ import numpy as np
 from river import base, drift
 
 from ._core._stream_partition import StreamPartitionTree
-from ._forest import _SHARED_DOC, ForestClassifier, check_float, check_int, forest_doc
+from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_int, forest_doc
 
-__all__ = ["StreamPartitionForestClassifier"]
+__all__ = ["StreamPartitionForestClassifier", "StreamPartitionForestRegressor"]
 
 #: codes shared with `_core/_stream_partition.pxd` (SPLITTER_*, LEAF_*)
 _SPLITTERS = {"points": 0, "gaussian": 1}
@@ -161,6 +161,54 @@ _REFERENCES = """
 """
 
 
+#: the paper's parameters, shared by the classifier and the regressor
+_PAPER_PARAMS = ("structure_fraction", "max_features", "candidate_points", "min_gain", "alpha",
+                 "alpha_growth", "beta", "max_active_leaves")
+
+
+def _check_paper_params(forest) -> None:
+    """Validate the paper's parameters of a stream-partitioning forest (set on it)."""
+    check_float("structure_fraction", forest.structure_fraction, 0.0, low_inclusive=False)
+    if forest.structure_fraction >= 1.0:
+        raise ValueError(
+            "structure_fraction must be < 1 (the leaves need estimation points), "
+            f"got {forest.structure_fraction!r}"
+        )
+    check_float("max_features", forest.max_features, 1.0, high=101.0)
+    check_int("candidate_points", forest.candidate_points, 1, 10_000)
+    check_float("min_gain", forest.min_gain, 0.0)
+    check_float("alpha", forest.alpha, 0.0, low_inclusive=False)
+    check_float("alpha_growth", forest.alpha_growth, 1.0, high=10.0)
+    check_float("beta", forest.beta, 1.0)
+    check_int("max_active_leaves", forest.max_active_leaves, 1, 2**30)
+    if not isinstance(forest.honest, (bool, np.bool_)):
+        raise ValueError(f"honest must be True or False, got {forest.honest!r}")
+
+
+def _paper_tree_params(forest) -> dict:
+    """The compiled tree's parameters for the paper's parameters of a forest."""
+    return dict(
+        structure_fraction=float(forest.structure_fraction),
+        candidate_features=float(forest.max_features) - 1.0,
+        candidate_points=int(forest.candidate_points),
+        min_gain=float(forest.min_gain),
+        alpha=float(forest.alpha),
+        alpha_growth=float(forest.alpha_growth),
+        beta=float(forest.beta),
+        max_active=int(forest.max_active_leaves),
+        honest=bool(forest.honest),
+    )
+
+
+def _params_doc(names) -> str:
+    """The entries of `_PARAMS_DOC` for these parameters, in its order."""
+    import re
+
+    parts = re.split(r"\n(?=    [a-z_]+\n)", _PARAMS_DOC.strip("\n"))
+    keep = [p for p in parts if p.strip().split("\n")[0] in names]
+    return "\n" + "\n".join(keep)
+
+
 class StreamPartitionForestClassifier(ForestClassifier):
     _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
                  "features_per_tree": 256}
@@ -227,8 +275,6 @@ class StreamPartitionForestClassifier(ForestClassifier):
         self.tie_threshold = tie_threshold
         if splitter not in _SPLITTERS:
             raise ValueError(f"splitter must be 'points' or 'gaussian', got {splitter!r}")
-        if not isinstance(honest, (bool, np.bool_)):
-            raise ValueError(f"honest must be True or False, got {honest!r}")
         if leaf_prediction not in _LEAVES:
             raise ValueError("leaf_prediction must be 'majority', 'naive_bayes' or 'adaptive', "
                              f"got {leaf_prediction!r}")
@@ -238,33 +284,13 @@ class StreamPartitionForestClassifier(ForestClassifier):
         check_float("grace_period", grace_period, 0.0, low_inclusive=False)
         check_float("split_confidence", split_confidence, 0.0, low_inclusive=False, high=1.0)
         check_float("tie_threshold", tie_threshold, 0.0)
-        check_float("structure_fraction", structure_fraction, 0.0, low_inclusive=False)
-        if structure_fraction >= 1.0:
-            raise ValueError(
-                "structure_fraction must be < 1 (the leaves need estimation points), "
-                f"got {structure_fraction!r}"
-            )
-        check_float("max_features", max_features, 1.0, high=101.0)
-        check_int("candidate_points", candidate_points, 1, 10_000)
-        check_float("min_gain", min_gain, 0.0)
-        check_float("alpha", alpha, 0.0, low_inclusive=False)
-        check_float("alpha_growth", alpha_growth, 1.0, high=10.0)
-        check_float("beta", beta, 1.0)
-        check_int("max_active_leaves", max_active_leaves, 1, 2**30)
+        _check_paper_params(self)
         super().__init__(n_estimators, **shared)
 
     def _tree_params(self):
         return dict(
-            structure_fraction=float(self.structure_fraction),
-            candidate_features=float(self.max_features) - 1.0,
-            candidate_points=int(self.candidate_points),
-            min_gain=float(self.min_gain),
-            alpha=float(self.alpha),
-            alpha_growth=float(self.alpha_growth),
-            beta=float(self.beta),
-            max_active=int(self.max_active_leaves),
+            _paper_tree_params(self),
             splitter=_SPLITTERS[self.splitter],
-            honest=bool(self.honest),
             leaf_prediction=_LEAVES[self.leaf_prediction],
             grace_period=float(self.grace_period),
             split_confidence=float(self.split_confidence),
@@ -299,3 +325,126 @@ class StreamPartitionForestClassifier(ForestClassifier):
         yield {"n_estimators": 2, "max_features": 5.0, "subsampling": "poisson", "seed": 3}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "alpha": 2.0, "seed": 4}
+
+
+_REG_PARAMS_DOC = """
+    structure_fraction
+        Probability that a tree sends a point to its structure stream (the points that choose
+        the splits) when ``honest``; the rest go to its estimation stream (the points its
+        leaves average). The paper's code uses one half, and so does the default.
+    max_features
+        Features a split tries, their mean: a leaf entering the fringe tries
+        min(1 + Poisson(max_features - 1), d) distinct features, drawn uniformly (d: the
+        tree's features); the paper's lambda is ``max_features - 1``.
+    candidate_points
+        m: a leaf's first m structure points give the candidate thresholds of each of its
+        features (x <= value goes left).
+    min_gain
+        tau: a leaf splits when a valid candidate decreases the squared error of its
+        structure points by more than this share (1 - (SSE' + SSE'') / SSE, in [0, 1]:
+        free of the targets' scale) (ShouldSplit).
+    alpha
+        alpha(0): a candidate split is valid once each of its sides holds
+        alpha(d) = alpha * alpha_growth^d estimation points, d the leaf's depth.
+    alpha_growth
+        The growth rate of alpha(d); the paper's consistency needs a rate above 1.
+    beta
+        beta(d) = beta * alpha(d): a leaf holding beta(d) estimation points splits at its
+        next structure point if it has a valid candidate, whatever the gain (MustSplit).
+    max_active_leaves
+        The bounded fringe (section 3.6): at most this many leaves of a tree collect split
+        statistics; when a leaf splits, the inactive leaves with the largest p(A) e(A)
+        (share of the estimation points times the squared error of their mean) take the
+        free places.
+    honest
+        True: each point goes to the structure stream or to the estimation stream (the
+        paper's separation, behind its consistency theorem). False: every point is both,
+        so a leaf learns from every sample (theorem 1 then no longer applies)."""
+
+_REG_ALGO_DOC = """
+    The regression trees of denil2013 (the paper's trees are regression trees as much as
+    classification trees: the same two streams, fringe and alpha/beta rules, with the
+    squared error in place of the entropy). Each point goes, in each tree, to the structure
+    stream or to the estimation stream (``honest=True``, the paper's), or to both. A fringe
+    leaf tries a few random features and takes its first structure points' values as
+    candidate thresholds; for each candidate split it keeps, per side and stream, the
+    weight, sum and sum of squares of the targets. At a structure point it splits at the
+    candidate that decreases the structure points' squared error most, once each side
+    holds alpha(d) estimation points and the decrease exceeds ``min_gain`` or the leaf holds
+    beta(d) estimation points; the new leaves start with that candidate's estimation sums.
+    A leaf predicts the (smoothed) mean of its estimation points; the forest, the mean of
+    its trees', with prediction intervals (``confidence_level``).
+
+    The defaults were chosen on the benchmark's tuning half
+    (``python -m benchmarks experiment sp_regression``).
+"""
+
+
+class StreamPartitionForestRegressor(ForestRegressor):
+    _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
+                 "features_per_tree": 256}
+    _budget_margin = 0.03
+
+    __doc__ = forest_doc(
+        "Online random forest regressor with stream partitioning (Denil, Matheson & de "
+        "Freitas, 2013).",
+        _REG_ALGO_DOC,
+        _REG_PARAMS_DOC,
+        classifier=False,
+        overrides={"memory_budget": _OVERRIDES["memory_budget"]},
+        examples="""
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_forests import StreamPartitionForestRegressor
+
+    >>> model = StreamPartitionForestRegressor(n_estimators=10, seed=42)
+    >>> evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
+    MAE: 0.53954
+""" + _REFERENCES,
+    )
+
+    _tree_class = StreamPartitionTree
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        structure_fraction: float = 0.5,
+        max_features: float = 17.0,
+        candidate_points: int = 5,
+        min_gain: float = 0.2,
+        alpha: float = 20.0,
+        alpha_growth: float = 1.1,
+        beta: float = 4.0,
+        max_active_leaves: int = 256,
+        honest: bool = False,
+        **shared,
+    ):
+        self.structure_fraction = structure_fraction
+        self.max_features = max_features
+        self.candidate_points = candidate_points
+        self.min_gain = min_gain
+        self.alpha = alpha
+        self.alpha_growth = alpha_growth
+        self.beta = beta
+        self.max_active_leaves = max_active_leaves
+        self.honest = honest
+        _check_paper_params(self)
+        super().__init__(n_estimators, **shared)
+
+    def _tree_params(self):
+        return _paper_tree_params(self)
+
+    @property
+    def n_splits(self) -> int:
+        """Splits made so far, over all trees."""
+        return sum(t.splits for t in self._core.trees)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"n_estimators": 3, "seed": 1}
+        yield {"n_estimators": 3, "seed": 2, "drift_detector": drift.ADWIN(delta=0.1)}
+        # the paper's honest trees, a small fringe and node cap
+        yield {"n_estimators": 2, "honest": True, "subsampling": None, "alpha": 1.0,
+               "beta": 2.0, "max_active_leaves": 2, "max_nodes": 31, "seed": 2}
+        # fewer slots than the checks' datasets have features: the reservoir subspace path
+        yield {"n_estimators": 2, "features_per_tree": 2, "alpha": 2.0, "seed": 4,
+               "confidence_level": None}

@@ -78,7 +78,8 @@ def flushed(model):
 #: generic tests that count a tree's samples; the others run each forest as it is.
 PLAIN = {river_forests.XForestClassifier: dict(bootstrap=False, n_swaps=0),
          # no Poisson weights, and leaves that predict their path's statistics
-         river_forests.StreamPartitionForestClassifier: dict(subsampling=None, leaf_prediction="majority")}
+         river_forests.StreamPartitionForestClassifier: dict(subsampling=None, leaf_prediction="majority"),
+         river_forests.StreamPartitionForestRegressor: dict(subsampling=None)}
 
 
 def plain(cls, **params):

@@ -530,6 +530,85 @@ def test_bad_parameters_are_refused_by_name(name, bad):
         StreamPartitionForestClassifier(**{name: bad})
 
 
-def test_a_regression_tree_is_refused():
-    with pytest.raises(ValueError, match="classifies"):
-        StreamPartitionTree(task=1, max_nodes=7, seed=0)
+def test_a_regression_tree_takes_the_papers_splitter_and_mean_leaves_only():
+    StreamPartitionTree(task=1, max_nodes=7, seed=0)  # the points splitter, majority leaves
+    with pytest.raises(ValueError, match="candidate points"):
+        StreamPartitionTree(task=1, max_nodes=7, seed=0, splitter=1)
+    with pytest.raises(ValueError, match="mean"):
+        StreamPartitionTree(task=1, max_nodes=7, seed=0, leaf_prediction=2)
+
+
+# ---------------------------------------------------------------- the regressor
+
+
+def _step_stream(n, seed=0):
+    """y = 10 [x0 > 0.5] + noise, x1..x3 irrelevant."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 4))
+    y = 10.0 * (X[:, 0] > 0.5) + 0.3 * rng.standard_normal(n)
+    return [({f"x{j}": float(X[i, j]) for j in range(4)}, float(y[i])) for i in range(n)]
+
+
+def test_the_regressors_fringe_sums_are_the_brute_force_sums():
+    """With no split possible (alpha huge), each candidate (point p, feature k) holds the
+    weight, sum and sum of squares of the targets of the structure points from the p-th on,
+    per side of its threshold."""
+    from river_forests import StreamPartitionForestRegressor
+
+    data = _step_stream(60, seed=1)
+    model = StreamPartitionForestRegressor(n_estimators=1, seed=0, alpha=1e9, subsampling=None,
+                                           honest=False, max_features=5.0, candidate_points=4)
+    for x, y in data:
+        model.learn_one(x, y)
+    (columns, thresholds, hists), = model.trees[0].fringe().values()
+    names = list(model._core.features.names)
+    for p in range(thresholds.shape[0]):
+        for k, col in enumerate(columns):
+            t = thresholds[p, k]
+            for side in (0, 1):
+                ys = [y for x, y in data[p:] if (x[names[col]] <= t) == (side == 0)]
+                want = [sum(ys), sum(v * v for v in ys), len(ys)]
+                assert hists[p, k, side] == pytest.approx(want, rel=1e-12, abs=1e-9)
+
+
+def test_the_regressor_splits_where_the_target_jumps():
+    from river_forests import StreamPartitionForestRegressor
+
+    model = StreamPartitionForestRegressor(n_estimators=5, seed=3)
+    for x, y in _step_stream(3000):
+        model.learn_one(x, y)
+    names = list(model._core.features.names)
+    roots = [tree.get_state() for tree in model.trees]
+    # most roots split on x0 (a root decides on its first structure points, which with
+    # Poisson(10) weights are few: a tree may split on noise first and on x0 below)
+    on_x0 = [st for st in roots if names[st["feature"][st["root"]]] == "x0"]
+    assert len(on_x0) >= 3
+    assert all(abs(st["threshold"][st["root"]] - 0.5) < 0.25 for st in on_x0)
+    high = model.predict_one({"x0": 0.9, "x1": 0.5, "x2": 0.5, "x3": 0.5})
+    low = model.predict_one({"x0": 0.1, "x1": 0.5, "x2": 0.5, "x3": 0.5})
+    assert high > 7.5 and low < 2.5
+
+
+def test_the_regressor_learns_friedman_better_than_the_mean():
+    from river import metrics, stats
+    from river.datasets import synth
+
+    from river_forests import StreamPartitionForestRegressor
+
+    model = StreamPartitionForestRegressor(n_estimators=5, seed=1)
+    mae, base, mean = metrics.MAE(), metrics.MAE(), stats.Mean()
+    for x, y in synth.Friedman(seed=42).take(4000):
+        mae.update(y, model.predict_one(x))
+        base.update(y, mean.get())
+        model.learn_one(x, y)
+        mean.update(y)
+    assert mae.get() < 0.8 * base.get()
+
+
+@pytest.mark.parametrize("params", [{"splitter": "gaussian"}, {"leaf_prediction": "adaptive"},
+                                    {"honest": "yes"}, {"alpha": 0.0}, {"min_gain": -1.0}])
+def test_the_regressor_refuses_bad_parameters(params):
+    from river_forests import StreamPartitionForestRegressor
+
+    with pytest.raises((ValueError, TypeError)):
+        StreamPartitionForestRegressor(**params)

@@ -562,8 +562,8 @@ def test_refit_keeps_the_structure_and_counts_the_refit_rows(cls):
                 weight[j] += 1.0
                 if is_classifier(cls):
                     value[j, model._core.labels.index(t)] += 1.0
-                else:
-                    value[j] += (t, t * t)
+                else:  # (sum y, sum y^2); the stream-partitioning tree keeps a third, zero
+                    value[j, :2] += (t, t * t)  # cell, for its fringe's sums of weights
         np.testing.assert_array_equal(new["weight"], weight)
         np.testing.assert_allclose(new["value"], value, rtol=1e-12, atol=0)
 

@@ -74,3 +74,25 @@ cdef inline double split_gain(const double* left, const double* right, int32_t n
     # G(A) - nl/t G(A') - nr/t G(A'') with G = 1 - sum c^2 / m^2
     return (1.0 - sa / (t * t)) - ((nl - (sl / nl if nl > 0.0 else 0.0))
                                    + (nr - (sr / nr if nr > 0.0 else 0.0))) / t
+
+
+# --- regression: sums (sum w y, sum w y^2, w) of a node's or a side's targets ---
+
+cdef inline double sse(double s, double s2, double w) noexcept nogil:
+    """Sum of the squared deviations from their mean of targets of total weight `w`, weighted
+    sum `s` and weighted sum of squares `s2` (0 when empty; never negative)."""
+    cdef double v
+    if w <= 0.0:
+        return 0.0
+    v = s2 - s * s / w
+    return v if v > 0.0 else 0.0
+
+
+cdef inline double variance_gain(const double* left, const double* right) noexcept nogil:
+    """Regression's impurity decrease, relative: 1 - (SSE(A') + SSE(A'')) / SSE(A), A the
+    union of the two sides, each given as (sum w y, sum w y^2, w); in [0, 1], free of the
+    targets' scale, 0 when the union has no spread."""
+    cdef double whole = sse(left[0] + right[0], left[1] + right[1], left[2] + right[2])
+    if whole <= 0.0:
+        return 0.0
+    return 1.0 - (sse(left[0], left[1], left[2]) + sse(right[0], right[1], right[2])) / whole

@@ -63,7 +63,7 @@ cdef class StreamPartitionTree(Tree):
     cdef int refill(self) except -1 nogil
     cdef int drop_growth(self) except -1 nogil
     cdef int add_point(self, int32_t s, const double* x) except -1 nogil
-    cdef int count(self, int32_t s, const double* x, int32_t y, double w, int32_t part) except -1 nogil
+    cdef int count(self, int32_t s, const double* x, double y, double w, int32_t part) except -1 nogil
     cdef int32_t best_split(self, int32_t node, int32_t s, int32_t depth) noexcept nogil
     cdef int split(self, int32_t node, int32_t s, int32_t c) except -1 nogil
     cdef int learn_points(self, const double* x, double y, double w, bint structure,

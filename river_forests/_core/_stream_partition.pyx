@@ -46,11 +46,11 @@ import numpy as np
 from ._axis cimport child
 from ._gaussian cimport (G_HIGH, G_LOW, G_MEAN, G_ROWS, gauss_add, gauss_below, gauss_scale, gauss_span,
                          gauss_variance, normal_below)
-from ._impurity cimport CRITERION_ENTROPY, entropy_gain, split_gain, xlog2x
+from ._impurity cimport CRITERION_ENTROPY, entropy_gain, split_gain, sse, variance_gain, xlog2x
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has
 from ._random cimport rng_poisson, rng_randint, rng_uniform
 from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
-                     SCALAR_INT, TASK_CLASSIFICATION, Tree, add_stats)
+                     SCALAR_INT, TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats)
 
 cdef enum:
     # cells of a candidates block before the columns: n_dims, n_points
@@ -66,6 +66,11 @@ cdef enum:
     CHECKED = 1
     MAJORITY_RIGHT = 2
     BAYES_RIGHT = 3
+
+cdef enum:
+    # regression: cells of a histogram (sum w y, sum w y^2, w), and the weight's
+    REG_CELLS = 3
+    REG_WEIGHT = 2
 
 #: a side of a Gaussian split must hold this share of the leaf's weight (MOA's 1%)
 cdef double MIN_BRANCH_FRACTION = 0.01
@@ -132,8 +137,12 @@ cdef class StreamPartitionTree(Tree):
         self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
 
     cdef int _start(self) except -1:
-        if self.task != TASK_CLASSIFICATION:
-            raise ValueError("a stream-partitioning tree classifies (information gain on labels)")
+        if self.task == TASK_REGRESSION:
+            if self.splitter != SPLITTER_POINTS or self.leaf_prediction != LEAF_MAJORITY:
+                raise ValueError("a stream-partitioning regression tree splits at the paper's "
+                                 "candidate points and predicts the leaf's mean")
+            # a histogram of regression targets is (sum w y, sum w y^2, w): three cells
+            self.ensure_values(REG_CELLS)
         if self.splitter != SPLITTER_POINTS and self.splitter != SPLITTER_GAUSSIAN:
             raise ValueError(f"unknown splitter {self.splitter}")
         if self.leaf_prediction < LEAF_MAJORITY or self.leaf_prediction > LEAF_ADAPTIVE:
@@ -153,6 +162,8 @@ cdef class StreamPartitionTree(Tree):
         cdef int32_t k
         if elapsed <= 0.0:
             return 0.0
+        if self.task == TASK_REGRESSION:  # e(A): the squared error of the leaf's mean
+            return sse(v[0], v[1], self.weight[node]) / elapsed
         for k in range(self.n_values):
             if v[k] > top:
                 top = v[k]
@@ -290,17 +301,33 @@ cdef class StreamPartitionTree(Tree):
         cb[1] = n + 1
         return 0
 
-    cdef int count(self, int32_t s, const double* x, int32_t y, double w,
+    cdef int count(self, int32_t s, const double* x, double y, double w,
                    int32_t part) except -1 nogil:
-        """Count x (class y, weight w) on its side of every candidate split of fringe slot
-        `s`, in the histograms of `part` (STRUCTURE or ESTIMATION). A value or threshold that
-        is missing counts nowhere."""
+        """Count x (class y, or target y for regression, weight w) on its side of every
+        candidate split of fringe slot `s`, in the histograms of `part` (STRUCTURE or
+        ESTIMATION). A value or threshold that is missing counts nowhere."""
         cdef const double* cb = pool_block(&self.cands, s)
         cdef double* h = pool_block(&self.hists, s)
         cdef int32_t dims = <int32_t>cb[0], n = <int32_t>cb[1], k, p, c
         cdef size_t stride = self.hists.stride
         cdef const double* thr = cb + HEAD + dims
         cdef double v, t
+        cdef double* cell
+        if self.task == TASK_REGRESSION:
+            for k in range(dims):
+                v = x[<int32_t>cb[HEAD + k]]
+                if v != v:
+                    continue
+                for p in range(n):
+                    c = p * dims + k
+                    t = thr[c]
+                    if t != t:
+                        continue
+                    cell = h + (<size_t>c * PARTS + part + (0 if v <= t else 1)) * stride
+                    cell[0] += w * y
+                    cell[1] += w * y * y
+                    cell[REG_WEIGHT] += w
+            return 0
         for k in range(dims):
             v = x[<int32_t>cb[HEAD + k]]
             if v != v:
@@ -310,7 +337,7 @@ cdef class StreamPartitionTree(Tree):
                 t = thr[c]
                 if t != t:
                     continue
-                h[(<size_t>c * PARTS + part + (0 if v <= t else 1)) * stride + y] += w
+                h[(<size_t>c * PARTS + part + (0 if v <= t else 1)) * stride + <int32_t>y] += w
         return 0
 
     # ---------------------------------------------------------------- splitting
@@ -333,14 +360,21 @@ cdef class StreamPartitionTree(Tree):
             if cb[HEAD + dims + c] != cb[HEAD + dims + c]:
                 continue
             row = h + <size_t>c * PARTS * stride
-            el = 0.0
-            er = 0.0
-            for k in range(nv):
-                el += row[ESTIMATION * stride + k]
-                er += row[(ESTIMATION + 1) * stride + k]
+            if self.task == TASK_REGRESSION:
+                el = row[ESTIMATION * stride + REG_WEIGHT]
+                er = row[(ESTIMATION + 1) * stride + REG_WEIGHT]
+            else:
+                el = 0.0
+                er = 0.0
+                for k in range(nv):
+                    el += row[ESTIMATION * stride + k]
+                    er += row[(ESTIMATION + 1) * stride + k]
             if el < a or er < a:
                 continue
-            g = split_gain(row, row + stride, nv, CRITERION_ENTROPY)
+            if self.task == TASK_REGRESSION:
+                g = variance_gain(row, row + stride)
+            else:
+                g = split_gain(row, row + stride, nv, CRITERION_ENTROPY)
             if g > self.min_gain:
                 should = True
             if g >= top:
@@ -371,8 +405,12 @@ cdef class StreamPartitionTree(Tree):
             v = self.value + <size_t>(l + side) * self.value_stride
             memcpy(v, h + <size_t>side * self.hists.stride, self.value_stride * sizeof(double))
             total = 0.0
-            for k in range(self.n_values):
-                total += v[k]
+            if self.task == TASK_REGRESSION:
+                total = v[REG_WEIGHT]
+                v[REG_WEIGHT] = 0.0  # a node's weight lives in `weight`
+            else:
+                for k in range(self.n_values):
+                    total += v[k]
             self.weight[l + side] = total
             self.born[l + side] = born
         self.deactivate(node)
@@ -413,11 +451,11 @@ cdef class StreamPartitionTree(Tree):
         if s < 0:
             return 0
         if estimation:
-            self.count(s, x, <int32_t>y, w, ESTIMATION)
+            self.count(s, x, y, w, ESTIMATION)
         if not structure:
             return 0
         self.add_point(s, x)
-        self.count(s, x, <int32_t>y, w, STRUCTURE)
+        self.count(s, x, y, w, STRUCTURE)
         c = self.best_split(j, s, depth)
         if c >= 0 and self.can_add(2):
             self.split(j, s, c)
