@@ -37,7 +37,7 @@ import math
 NAME = "intervals"
 LEVELS = (0.8, 0.9, 0.95)
 QUICK_N = 2_000
-GRID = [(g, lr, lb) for g in (0.005, 0.01, 0.02) for lr, lb in ((0.005, 0.05), (0.01, 0.05), (0.01, 0.1))]
+GRID = [(g, lr, 0.05) for g in (0.005, 0.01, 0.02) for lr in (0.05, 0.1, 0.2)]
 #: heteroscedastic streams: name -> (seed, feature the noise grows with, half)
 HETERO = {"hetero-x5-a": (1, 5, "tuning"), "hetero-x0-a": (2, 0, "tuning"),
           "hetero-x5-b": (3, 5, "report"), "hetero-x0-b": (4, 0, "report")}

@@ -19,7 +19,7 @@ import math
 NAME = "sp_regression"
 QUICK_N = 2_000
 GRID = [dict(alpha=float(a), min_gain=g, honest=h, subsampling=s)
-        for a in (5, 20, 80) for g in (0.05, 0.1, 0.2, 0.4)
+        for a in (20, 80, 320) for g in (0.2, 0.4, 0.6, 0.8)
         for h, s in ((False, "poisson"), (True, None))]
 
 

@@ -4,8 +4,10 @@
 * **Scores.** A sorted copy of the ring of the last `window` scores gives any quantile at
   once; a new score enters by binary search and one move, the oldest leaves the same way.
 * **Scale.** One gradient step per learned row on the Laplace loss of the row's residual,
-  the step clipped to [-CONF_CLIP_LOW, 1] in units of the log scale, so that one outlier
-  moves the scale by a bounded factor.
+  normalised (the intercept and the row's bins share a step of `lr` in the log scale, as
+  normalised least mean squares shares it, so a wide row moves the scale no more than a
+  narrow one), its gradient clipped to [-CONF_CLIP_LOW, 1], so that one outlier moves the
+  scale by a bounded factor.
 * **Warm-up.** No score is taken before the scale model has learned CONF_N_MIN rows (its
   first steps are too rough to divide by); until the window holds enough scores for the
   level (n >= (1 - alpha) / alpha), the interval is infinite, as split conformal
@@ -164,8 +166,8 @@ cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, d
                          double mean, double var) except -1 nogil:
     """Row (x, y), predicted `mean` with spread `var` before the forest learns it: count
     whether its interval held it, adapt the level, take its score, step the scale model."""
-    cdef double lo, hi, s, r = fabs(y - mean), ls, g, u, v, a
-    cdef int32_t j, n
+    cdef double lo, hi, s, r = fabs(y - mean), ls, g, u, v, a, g_terms
+    cdef int32_t j, n, terms
     cdef bint miss
     conformal_interval(c, x, n_features, mean, var, &lo, &hi)
     c.n_checked += 1
@@ -191,10 +193,17 @@ cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, d
     else:
         g = 1.0 - r * exp(-ls)
         g = -CONF_CLIP_LOW if g < -CONF_CLIP_LOW else g
-        c.b -= c.lr * g
+        # normalised: the intercept and the row's bins share one step of `lr` in the log
+        # scale, however many features the row has (each term moves lr * g / terms)
+        terms = 1
         for j in range(n):
             if not isnan(x[j]) and not isnan(c.lo[j]):
-                c.h[j * CONF_BINS + _bin(c, j, x[j])] -= c.lr * g
+                terms += 1
+        g_terms = c.lr * g / terms
+        c.b -= g_terms
+        for j in range(n):
+            if not isnan(x[j]) and not isnan(c.lo[j]):
+                c.h[j * CONF_BINS + _bin(c, j, x[j])] -= g_terms
         c.beta -= c.lr_beta * g * u
     for j in range(n):
         v = x[j]
