@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 from river import compose, datasets, dummy, evaluate, metrics, preprocessing, stats
 
-from river_forests import MondrianForestClassifier, MondrianForestRegressor, StreamPartitionForestClassifier
+from river_forests import (MondrianForestClassifier, MondrianForestRegressor, StreamPartitionForestClassifier,
+                           StreamPartitionForestRegressor)
 
 from .conftest import (CLASSIFIERS, ESTIMATORS, EXPORTS, PLAIN, REGRESSORS, batch_native,
                        chunk_size, flushed, is_classifier, name_of, plain, shared, target,
@@ -480,7 +481,9 @@ def test_subsampling_rate(cls, mode, rate, expected):
 #: schedule reaches the cap within the test's stream
 FILLS_CAP = {MondrianForestRegressor: dict(growth_scale=4.0),
              # a Hoeffding tree stops where the gain no longer beats the bound: split on ties
-             StreamPartitionForestClassifier: dict(grace_period=10.0, tie_threshold=0.5)}
+             StreamPartitionForestClassifier: dict(grace_period=10.0, tie_threshold=0.5),
+             # the regressor's defaults wait for 8 samples a side and a 40% gain
+             StreamPartitionForestRegressor: dict(alpha=2.0, min_gain=0.01)}
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
