@@ -42,19 +42,21 @@ def samples(name: str, n: int) -> list:
 
 # ---------------------------------------------------------------------------- the models
 
-def our_variants() -> dict:
-    """Every classifier of ``river_forests.__all__`` as ``{label: (class, params)}``, with one
-    entry per value of a parameter that chooses the paper's variant (an estimator's
-    ``_variants``, e.g. the purely random forest's ``split``)."""
+def our_variants(task: str = "clf") -> dict:
+    """Every classifier (`task` "clf") or regressor ("reg") of ``river_forests.__all__`` as
+    ``{label: (class, params)}``, with one entry per value of a parameter that chooses the
+    paper's variant (an estimator's ``_variants``, e.g. the purely random forest's
+    ``split``)."""
     import river_forests
     from river import base
 
+    kind = base.Classifier if task == "clf" else base.Regressor
     out = {}
     for name in river_forests.__all__:
         cls = getattr(river_forests, name)
-        if not (isinstance(cls, type) and issubclass(cls, base.Classifier)):
+        if not (isinstance(cls, type) and issubclass(cls, kind)):
             continue
-        short = name.replace("ForestClassifier", "")
+        short = name.replace("ForestClassifier", "").replace("ForestRegressor", "")
         variants = getattr(cls, "_variants", {})
         if not variants:
             out[short] = (cls, {})

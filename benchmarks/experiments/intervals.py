@@ -84,22 +84,9 @@ def _streams(half: str | None, quick: bool) -> list[str]:
 
 def _ours() -> dict:
     """Every regressor of ours as {label: (class, params)} (one per paper variant)."""
-    import river_forests
-    from river import base
+    from benchmarks.experiments import _common
 
-    out = {}
-    for name in river_forests.__all__:
-        cls = getattr(river_forests, name)
-        if not (isinstance(cls, type) and issubclass(cls, base.Regressor)):
-            continue
-        short = name.replace("ForestRegressor", "")
-        variants = getattr(cls, "_variants", {})
-        if not variants:
-            out[short] = (cls, {})
-        for param, values in variants.items():
-            for value in values:
-                out[f"{short} ({value})"] = (cls, {param: value})
-    return out
+    return _common.our_variants("reg")
 
 
 def jobs(quick: bool) -> list[tuple[str, dict]]:

@@ -313,21 +313,7 @@ cdef class StreamPartitionTree(Tree):
         cdef const double* thr = cb + HEAD + dims
         cdef double v, t
         cdef double* cell
-        if self.task == TASK_REGRESSION:
-            for k in range(dims):
-                v = x[<int32_t>cb[HEAD + k]]
-                if v != v:
-                    continue
-                for p in range(n):
-                    c = p * dims + k
-                    t = thr[c]
-                    if t != t:
-                        continue
-                    cell = h + (<size_t>c * PARTS + part + (0 if v <= t else 1)) * stride
-                    cell[0] += w * y
-                    cell[1] += w * y * y
-                    cell[REG_WEIGHT] += w
-            return 0
+        cdef bint regression = self.task == TASK_REGRESSION
         for k in range(dims):
             v = x[<int32_t>cb[HEAD + k]]
             if v != v:
@@ -337,7 +323,13 @@ cdef class StreamPartitionTree(Tree):
                 t = thr[c]
                 if t != t:
                     continue
-                h[(<size_t>c * PARTS + part + (0 if v <= t else 1)) * stride + <int32_t>y] += w
+                cell = h + (<size_t>c * PARTS + part + (0 if v <= t else 1)) * stride
+                if regression:
+                    cell[0] += w * y
+                    cell[1] += w * y * y
+                    cell[REG_WEIGHT] += w
+                else:
+                    cell[<int32_t>y] += w
         return 0
 
     # ---------------------------------------------------------------- splitting
