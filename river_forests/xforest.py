@@ -103,7 +103,121 @@ _REFERENCES = """
 """
 
 
-class XForestClassifier(ForestClassifier):
+class _XForestParams:
+    """Parameter handling and the batch protocol shared by the XForest classifier and
+    regressor (a mixin before `ForestClassifier` / `ForestRegressor`)."""
+
+    _tree_class = XTree
+    _learn_many_equals_learn_one = False
+
+    def _set_xforest(self, n_estimators, max_features, min_samples_split, max_depth, batch_size,
+                     n_swaps, bootstrap, criterion=None):
+        """Set and check the parameters both forests take (and the classifier's `criterion`,
+        checked in its place of the order when given)."""
+        self.max_features = max_features
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.batch_size = batch_size
+        self.n_swaps = n_swaps
+        self.bootstrap = bootstrap
+        if isinstance(max_features, str) or max_features is None:
+            if max_features not in _TRY:
+                raise ValueError(
+                    f"max_features must be 'sqrt', 'log2', None, an int >= 1 or a float in "
+                    f"(0, 1], got {max_features!r}")
+        elif isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
+            check_int("max_features", max_features, 1)
+        else:
+            check_float("max_features", max_features, 0.0, low_inclusive=False, high=1.0)
+        if criterion is not None and criterion not in _CRITERIA:
+            raise ValueError(f"criterion must be 'gini' or 'entropy', got {criterion!r}")
+        check_int("min_samples_split", min_samples_split, 2, 2**31 - 1)
+        if max_depth is not None:
+            check_int("max_depth", max_depth, 1, 2**31 - 1)
+        check_int("batch_size", batch_size, 1, 2**31 - 1)
+        check_int("n_swaps", n_swaps, 0,
+                  int(n_estimators) if isinstance(n_estimators, numbers.Integral) else None)
+        if not isinstance(bootstrap, (bool, np.bool_)):
+            raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
+
+    def _criterion_code(self) -> int:
+        """The trees' split criterion (`_core/_impurity.pxd`'s CRITERION_*)."""
+        raise NotImplementedError
+
+    def _tree_params(self):
+        mf = self.max_features
+        if isinstance(mf, str) or mf is None:
+            mode, value = _TRY[mf], 0.0
+        elif isinstance(mf, numbers.Integral):
+            mode, value = 0, float(mf)
+        else:
+            mode, value = 3, float(mf)
+        return dict(
+            min_samples_split=int(self.min_samples_split),
+            max_depth=int(self.max_depth or 0),
+            split_features_mode=mode,
+            split_features=value,
+            criterion=self._criterion_code(),
+            bootstrap=bool(self.bootstrap),
+        )
+
+    def _batch_size(self) -> int:
+        return int(self.batch_size)
+
+    # ------------------------------------------------------------------ the batch protocol
+
+    def _tree_scores(self, predictions: np.ndarray, targets) -> np.ndarray:
+        """Each tree's score on a batch, higher is better, from its predictions of the batch
+        (`ForestCore._predict_trees`: (n_trees, n_rows, n_out))."""
+        raise NotImplementedError
+
+    def _after_batch(self, core, rows, targets) -> None:
+        """Algorithm 2's swap, under the model's lock once batch b is learned: if b > 1, with
+        probability 1/b (the forest's own generator), score each tree on the batch
+        (`_tree_scores`) and replace the `n_swaps` of lowest score (ties: the first trees)
+        by new trees grown on the batch."""
+        b = core.n_batches
+        if b <= 1 or self.n_swaps == 0 or len(targets) == 0:
+            return
+        if core._uniform() >= 1.0 / b:
+            return
+        scores = self._tree_scores(core._predict_trees(rows), targets)  # (n_trees,)
+        for i in np.argsort(scores, kind="stable")[: self.n_swaps]:
+            core._replace_tree(int(i), self._tree_factory, rows, targets)
+
+    def learn_one(self, x: dict, y) -> None:
+        """Buffer the sample; every ``batch_size`` samples, learn them as one batch."""
+        self._core.learn_one(x, y, after=self._after_step, make_tree=self._make,
+                            **self._threads(self.batch_size))
+
+    def flush(self) -> None:
+        """Learn the rows ``learn_one`` buffered now, as one (shorter) batch."""
+        self._core.flush(after=self._after_step, make_tree=self._make,
+                         **self._threads(self.batch_size))
+
+    @property
+    def n_pending(self) -> int:
+        """Rows ``learn_one`` buffered and has not learned yet."""
+        return self._core.n_pending
+
+    @property
+    def n_batches(self) -> int:
+        """Batches learned so far."""
+        return self._core.n_batches
+
+    @property
+    def n_splits(self) -> int:
+        """Splits made so far by the trees in the forest now."""
+        return sum(t.splits for t in self._core.trees)
+
+    def _unit_test_skips(self):
+        # Algorithm 1 grows a tree from a whole batch at once (the best split of the rows that
+        # reach a leaf), so learning a batch is by design not a loop of single rows: the
+        # declared `_learn_many_equals_learn_one = False`.
+        return {"check_learn_many_matches_learn_one"}
+
+
+class XForestClassifier(_XForestParams, ForestClassifier):
     _defaults = {"smoothing": 0.5, "features_per_tree": 256}
 
     __doc__ = forest_doc(
@@ -136,9 +250,6 @@ class XForestClassifier(ForestClassifier):
 """ + _REFERENCES,
     )
 
-    _tree_class = XTree
-    _learn_many_equals_learn_one = False
-
     def __init__(
         self,
         n_estimators: int = 10,
@@ -151,95 +262,18 @@ class XForestClassifier(ForestClassifier):
         bootstrap: bool = False,
         **shared,
     ):
-        self.max_features = max_features
         self.criterion = criterion
-        self.min_samples_split = min_samples_split
-        self.max_depth = max_depth
-        self.batch_size = batch_size
-        self.n_swaps = n_swaps
-        self.bootstrap = bootstrap
-        if isinstance(max_features, str) or max_features is None:
-            if max_features not in _TRY:
-                raise ValueError(
-                    f"max_features must be 'sqrt', 'log2', None, an int >= 1 or a float in "
-                    f"(0, 1], got {max_features!r}")
-        elif isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
-            check_int("max_features", max_features, 1)
-        else:
-            check_float("max_features", max_features, 0.0, low_inclusive=False, high=1.0)
-        if criterion not in _CRITERIA:
-            raise ValueError(f"criterion must be 'gini' or 'entropy', got {criterion!r}")
-        check_int("min_samples_split", min_samples_split, 2, 2**31 - 1)
-        if max_depth is not None:
-            check_int("max_depth", max_depth, 1, 2**31 - 1)
-        check_int("batch_size", batch_size, 1, 2**31 - 1)
-        check_int("n_swaps", n_swaps, 0,
-                  int(n_estimators) if isinstance(n_estimators, numbers.Integral) else None)
-        if not isinstance(bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
+        self._set_xforest(n_estimators, max_features, min_samples_split, max_depth, batch_size,
+                          n_swaps, bootstrap, criterion=criterion)
         super().__init__(n_estimators, **shared)
 
-    def _tree_params(self):
-        mf = self.max_features
-        if isinstance(mf, str) or mf is None:
-            mode, value = _TRY[mf], 0.0
-        elif isinstance(mf, numbers.Integral):
-            mode, value = 0, float(mf)
-        else:
-            mode, value = 3, float(mf)
-        return dict(
-            min_samples_split=int(self.min_samples_split),
-            max_depth=int(self.max_depth or 0),
-            split_features_mode=mode,
-            split_features=value,
-            criterion=_CRITERIA[self.criterion],
-            bootstrap=bool(self.bootstrap),
-        )
+    def _criterion_code(self) -> int:
+        return _CRITERIA[self.criterion]
 
-    def _batch_size(self) -> int:
-        return int(self.batch_size)
-
-    # ------------------------------------------------------------------ the batch protocol
-
-    def _after_batch(self, core, rows, targets) -> None:
-        """Algorithm 2's swap, under the model's lock once batch b is learned: if b > 1, with
-        probability 1/b (the forest's own generator), score each tree on the batch and
-        replace the `n_swaps` of lowest accuracy (ties: the first trees) by new trees grown
-        on the batch."""
-        b = core.n_batches
-        if b <= 1 or self.n_swaps == 0 or len(targets) == 0:
-            return
-        if core._uniform() >= 1.0 / b:
-            return
-        votes = core._predict_trees(rows).argmax(axis=2)  # (n_trees, n_rows)
-        accuracy = (votes == np.asarray(targets, dtype=np.int64)[None, :]).mean(axis=1)
-        for i in np.argsort(accuracy, kind="stable")[: self.n_swaps]:
-            core._replace_tree(int(i), self._tree_factory, rows, targets)
-
-    def learn_one(self, x: dict, y) -> None:
-        """Buffer the sample; every ``batch_size`` samples, learn them as one batch."""
-        self._core.learn_one(x, y, after=self._after_step, make_tree=self._make,
-                            **self._threads(self.batch_size))
-
-    def flush(self) -> None:
-        """Learn the rows ``learn_one`` buffered now, as one (shorter) batch."""
-        self._core.flush(after=self._after_step, make_tree=self._make,
-                         **self._threads(self.batch_size))
-
-    @property
-    def n_pending(self) -> int:
-        """Rows ``learn_one`` buffered and has not learned yet."""
-        return self._core.n_pending
-
-    @property
-    def n_batches(self) -> int:
-        """Batches learned so far."""
-        return self._core.n_batches
-
-    @property
-    def n_splits(self) -> int:
-        """Splits made so far by the trees in the forest now."""
-        return sum(t.splits for t in self._core.trees)
+    def _tree_scores(self, predictions, targets):
+        """Accuracy on the batch (the paper's)."""
+        votes = predictions.argmax(axis=2)  # (n_trees, n_rows)
+        return (votes == np.asarray(targets, dtype=np.int64)[None, :]).mean(axis=1)
 
     @classmethod
     def _unit_test_params(cls):
@@ -254,9 +288,3 @@ class XForestClassifier(ForestClassifier):
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "batch_size": 10, "features_per_tree": 2, "max_features": 1,
                "seed": 4}
-
-    def _unit_test_skips(self):
-        # Algorithm 1 grows a tree from a whole batch at once (the best split of the rows that
-        # reach a leaf), so learning a batch is by design not a loop of single rows: the
-        # declared `_learn_many_equals_learn_one = False`.
-        return {"check_learn_many_matches_learn_one"}
