@@ -5,7 +5,7 @@ from .bsp import BSPForestClassifier, BSPForestRegressor
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor
 from .stream_partition import StreamPartitionForestClassifier, StreamPartitionForestRegressor
-from .xforest import XForestClassifier
+from .xforest import XForestClassifier, XForestRegressor
 
 __all__ = [
     "BSPForestClassifier",
@@ -17,6 +17,7 @@ __all__ = [
     "StreamPartitionForestClassifier",
     "StreamPartitionForestRegressor",
     "XForestClassifier",
+    "XForestRegressor",
     "merge",
 ]
 __version__ = "0.2.0"

@@ -26,9 +26,14 @@ def _rows(name):
     return list(data)[:260]
 
 
+#: forests exported since 0.1, which had no model to pickle
+SINCE_0_1 = {"XForestRegressor"}
+
+
 def test_every_forest_has_a_fixture():
     classes = [n for n in river_forests.__all__ if isinstance(getattr(river_forests, n), type)]
-    assert sorted(EXPECTED) == sorted(classes)
+    assert sorted(EXPECTED) == sorted(c for c in classes if c not in SINCE_0_1)
+    assert not SINCE_0_1 & set(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -52,7 +52,8 @@ def _predictions(model, X):
     return model.predict_many(X).to_numpy()
 
 
-SPLITTABLE = [c for c in ESTIMATORS if c is not river_forests.XForestClassifier]
+#: the forests whose trees learn apart from each other (not XForest's: its swaps compare them)
+SPLITTABLE = [c for c in ESTIMATORS if c._after_batch is None]
 
 
 @pytest.mark.parametrize("cls", SPLITTABLE, ids=name_of)

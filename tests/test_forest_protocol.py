@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from .conftest import (CLASSIFIERS, ESTIMATORS, PLAIN, REGRESSORS, is_classifier, name_of,
-                       plain)
+from .conftest import (CLASSIFIERS, ESTIMATORS, PLAIN, REGRESSORS, batch_native, is_classifier,
+                       name_of, plain)
 
 
 def _frame(n, seed):
@@ -74,8 +74,21 @@ def test_per_tree_predictions_of_an_empty_forest(cls):
 
 @pytest.mark.parametrize("cls", REGRESSORS, ids=name_of)
 def test_an_empty_regressor_predicts_a_batch(cls):
-    """No feature registered yet: the rows have no column, and the prediction is 0."""
-    assert (cls(n_estimators=2, seed=1).predict_many(_frame(4, 1)) == 0.0).all()
+    """No feature registered yet: the rows have no column, and the prediction is 0; a
+    batch-native regressor (XForest), which would give it for a whole batch, predicts None
+    until a tree has learned a sample, as river's progressive validation expects of a model
+    that cannot predict yet."""
+    model = cls(n_estimators=2, seed=1)
+    if batch_native(cls):
+        assert model.predict_many(_frame(4, 1)).isna().all()
+        assert model.predict_one(_frame(1, 1).iloc[0].to_dict()) is None
+        model.learn_one({"a": 1.0}, 2.0)  # buffered, not learned
+        assert model.predict_one({"a": 1.0}) is None
+        model.flush()
+        assert model.predict_one({"a": 1.0}) == 2.0
+        assert (model.predict_many(_frame(4, 1)) == 2.0).all()
+    else:
+        assert (model.predict_many(_frame(4, 1)) == 0.0).all()
 
 
 def _learn(model, X, cls):
@@ -166,3 +179,6 @@ def test_a_batch_without_features_is_learned_and_predicted(cls):
         assert (per_tree == per_tree[:, :1]).all()
         if is_classifier(cls):
             np.testing.assert_allclose(per_tree.sum(axis=2), 1.0)
+        else:  # a mean of the targets 1 and 3, and a variance
+            assert ((1.0 <= per_tree[:, :, 0]) & (per_tree[:, :, 0] <= 3.0)).all()
+            assert (per_tree[:, :, 1] >= 0.0).all()

@@ -66,6 +66,7 @@ TREE_OF = {
     river_forests.StreamPartitionForestClassifier: ("StreamPartitionTree", "axis"),
     river_forests.StreamPartitionForestRegressor: ("StreamPartitionTree", "axis"),
     river_forests.XForestClassifier: ("XTree", "axis"),
+    river_forests.XForestRegressor: ("XTree", "axis"),
     river_forests.BSPForestClassifier: ("BSPTree", "oblique"),
     river_forests.BSPForestRegressor: ("BSPTree", "oblique"),
 }

@@ -59,6 +59,6 @@ cdef double conformal_quantile(const Conformal* c) noexcept nogil
 cdef void conformal_interval(const Conformal* c, const double* x, Py_ssize_t n_features,
                              double mean, double var, double* lo, double* hi) noexcept nogil
 cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, double y,
-                         double mean, double var) except -1 nogil
+                         double mean, double var, int miss=*) except -1 nogil
 cdef dict conformal_get_state(const Conformal* c)
 cdef int conformal_set_state(Conformal* c, dict state) except -1

@@ -163,15 +163,17 @@ cdef void _add_score(Conformal* c, double s) noexcept nogil:
 
 
 cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, double y,
-                         double mean, double var) except -1 nogil:
+                         double mean, double var, int miss=-1) except -1 nogil:
     """Row (x, y), predicted `mean` with spread `var` before the forest learns it: count
-    whether its interval held it, adapt the level, take its score, step the scale model."""
+    whether its interval held it (`miss`: 1 or 0 if the caller judged it against the
+    interval it gave, a batch's rows all from the calibrator before the batch; -1: the
+    interval now), adapt the level, take its score, step the scale model."""
     cdef double lo, hi, s, r = fabs(y - mean), ls, g, u, v, a, g_terms
     cdef int32_t j, n, terms
-    cdef bint miss
-    conformal_interval(c, x, n_features, mean, var, &lo, &hi)
+    if miss < 0:
+        conformal_interval(c, x, n_features, mean, var, &lo, &hi)
+        miss = not (lo <= y <= hi)
     c.n_checked += 1
-    miss = not (lo <= y <= hi)
     c.n_misses += miss
     a = c.alpha_t + c.gamma * (c.alpha - miss)
     c.alpha_t = CONF_ALPHA_LOW if a < CONF_ALPHA_LOW else (1.0 if a > 1.0 else a)

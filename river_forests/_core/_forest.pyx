@@ -883,6 +883,8 @@ cdef class ForestCore:
         cdef double[:, ::1] ev
         cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
+        cdef int[::1] miss
+        cdef double lo, hi
         if (self.watching or self.conformal != NULL) and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
         elif self.watching or self.conformal != NULL:
@@ -896,12 +898,20 @@ cdef class ForestCore:
                 known = True
             if self.conformal != NULL:
                 # the calibrator learns each row, in order, from the forest's prediction of it
-                # before the batch (the batch just predicted, or predicted now)
+                # before the batch (the batch just predicted, or predicted now), each judged
+                # against the interval the calibrator gave it before the batch (what
+                # `predict_many`, or `predict_one` on a buffered row, returned)
                 agg = self.batch_agg if known and self.batch_agg is not None \
                     else self._aggregate_rows(rows)
+                misses = np.empty(rows.shape[0], dtype=np.intc)
+                miss = misses
+                for i in range(rows.shape[0]):
+                    conformal_interval(self.conformal, row_of(rows, i), rows.shape[1],
+                                       agg[i, 0], agg[i, 1], &lo, &hi)
+                    miss[i] = not (lo <= targets[i] <= hi)
                 for i in range(rows.shape[0]):
                     conformal_learn(self.conformal, row_of(rows, i), rows.shape[1], targets[i],
-                                    agg[i, 0], agg[i, 1])
+                                    agg[i, 0], agg[i, 1], miss[i])
             if not self.watching:
                 self._learn_rows(X, y, executor, n_tasks)
             else:

@@ -1,7 +1,8 @@
 # Impurity kernels over class histograms (weights per class), written once for every tree
 # that splits on labels (denil2013's information gain, XForest's best split), as
-# scikit-learn keeps its Criterion apart from its trees. Inline and nogil; no buffer: the
-# parent's histogram is the sum of the two sides, summed on the fly.
+# scikit-learn keeps its Criterion apart from its trees, and the regression one (CART's
+# squared error, XForest's regressor) over each side's weight and sum of targets. Inline and
+# nogil; no buffer: the parent's statistics are the sum of the two sides, summed on the fly.
 
 from libc.math cimport log2
 from libc.stdint cimport int32_t
@@ -9,6 +10,7 @@ from libc.stdint cimport int32_t
 cdef enum:
     CRITERION_ENTROPY = 0    # Shannon entropy, in bits
     CRITERION_GINI = 1       # Gini impurity, 1 - sum p_k^2
+    CRITERION_MSE = 2        # regression: the variance of the targets (CART's squared error)
 
 
 cdef inline double xlog2x(double c) noexcept nogil:
@@ -43,13 +45,30 @@ cdef inline double entropy_gain(double parent, double t, double nl, double sl, d
     return (parent - (xlog2x(nl) - sl) - (xlog2x(nr) - sr)) / t
 
 
+cdef inline double mse_gain(const double* left, const double* right) noexcept nogil:
+    """The variance decrease of splitting a node's rows into two sides, from each side's
+    (weight, weighted sum of targets): Var(A) - |A'|/|A| Var(A') - |A''|/|A| Var(A''), that
+    is the weighted sum of squared errors the split removes, per unit weight. The sums of
+    squared targets cancel exactly in SSE(A) - SSE(A') - SSE(A''), which is
+    s'^2/n' + s''^2/n'' - (s' + s'')^2/(n' + n''): scikit-learn's proxy, no y^2 to round.
+    The targets should be centred near their mean (the terms are of the order of n mean^2);
+    the decrease does not depend on the origin. 0 when a side is empty."""
+    cdef double nl = left[0], nr = right[0], sa = left[1] + right[1], t = nl + nr
+    if nl <= 0.0 or nr <= 0.0:
+        return 0.0
+    return (left[1] * left[1] / nl + right[1] * right[1] / nr - sa * sa / t) / t
+
+
 cdef inline double split_gain(const double* left, const double* right, int32_t n,
                               int criterion) noexcept nogil:
     """Impurity decrease of splitting the histogram left + right into its two sides:
     I(A) - |A'|/|A| I(A') - |A''|/|A| I(A''), the information gain for the entropy
-    (denil2013, algorithm 8). 0 when both sides are empty."""
+    (denil2013, algorithm 8). 0 when both sides are empty. CRITERION_MSE: `left` and
+    `right` are (weight, weighted sum of targets), `n` unused (`mse_gain`)."""
     cdef double nl = 0.0, nr = 0.0, sl = 0.0, sr = 0.0, sa = 0.0, t
     cdef int32_t k
+    if criterion == CRITERION_MSE:
+        return mse_gain(left, right)
     if criterion == CRITERION_ENTROPY:
         # N H(A) = N log N - sum c log c: the gain needs no division per class
         for k in range(n):
@@ -93,6 +112,13 @@ cdef inline double variance_gain(const double* left, const double* right) noexce
     union of the two sides, each given as (sum w y, sum w y^2, w); in [0, 1], free of the
     targets' scale, 0 when the union has no spread."""
     cdef double whole = sse(left[0] + right[0], left[1] + right[1], left[2] + right[2])
+    cdef double l[2]
+    cdef double r[2]
     if whole <= 0.0:
         return 0.0
-    return 1.0 - (sse(left[0], left[1], left[2]) + sse(right[0], right[1], right[2])) / whole
+    l[0] = left[2]
+    l[1] = left[0]
+    r[0] = right[2]
+    r[1] = right[0]
+    # SSE(A) - SSE(A') - SSE(A'') = |A| mse_gain: the sums of squares cancel
+    return (left[2] + right[2]) * mse_gain(l, r) / whole

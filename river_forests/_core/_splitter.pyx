@@ -8,6 +8,14 @@ from the right side to the left and scoring every boundary between two distinct 
 The threshold is the midpoint of the two values. Ties keep the first best found, so the
 result is a function of the rows, the tree's generator and nothing else.
 
+Classification (gini, entropy) scores the sides' class histograms. Regression
+(`CRITERION_MSE`, CART's squared error) scores each side's weight and weighted sum of
+targets, the targets taken from their weighted mean at the node (an origin the variance
+decrease does not depend on, chosen so that no term is of the order of n mean^2); the
+left side accumulates row by row and the right side is the feature's total less the left,
+so no rounding builds up over a long scan. The best split is the one that removes the most
+weighted squared error (`_impurity.mse_gain`).
+
 Rows whose value is missing (NaN) in the feature tried are left out of its scan; the tree
 sends them to the heavier side when it splits (the protocol's rule for missing values).
 """
@@ -16,7 +24,7 @@ from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc, qsort
 
-from ._impurity cimport split_gain
+from ._impurity cimport CRITERION_MSE, split_gain
 from ._random cimport RNG, rng_randint
 
 #: values closer than this are not separated, and a feature whose values at a node all lie
@@ -36,7 +44,8 @@ cdef int _by_value(const void* a, const void* b) noexcept nogil:
 
 
 cdef int splitter_init(Splitter* s, int32_t n_rows, int32_t n_classes, int32_t n_slots) except -1 nogil:
-    """Buffers for nodes of at most `n_rows` rows, `n_classes` classes and `n_slots` slots."""
+    """Buffers for nodes of at most `n_rows` rows, `n_classes` classes (at least 2 for
+    CRITERION_MSE: a side's weight and sum of targets) and `n_slots` slots."""
     s.items = <SortItem*>malloc(<size_t>(n_rows if n_rows > 0 else 1) * sizeof(SortItem))
     s.left = <double*>malloc(<size_t>(n_classes if n_classes > 0 else 1) * sizeof(double))
     s.right = <double*>malloc(<size_t>(n_classes if n_classes > 0 else 1) * sizeof(double))
@@ -67,16 +76,26 @@ cdef int best_split(Splitter* s, const double* X, Py_ssize_t row_stride,
                     int32_t n_classes, const int32_t* columns, int32_t n_slots, int32_t n_try,
                     int criterion, RNG* rng, SplitRecord* out) except -1 nogil:
     """The best split of the batch rows `rows[:n_rows]` (indices into X, whose row i starts at
-    X + i * row_stride; targets `y`, class indices, and weights `w`, indexed by row) among
-    at most `n_try` non-constant features drawn from the tree's slots (`columns`: slot ->
-    registry column). `out.column` is -1 when no drawn feature separates two rows."""
+    X + i * row_stride; targets `y`, class indices or real values for CRITERION_MSE, and
+    weights `w`, indexed by row) among at most `n_try` non-constant features drawn from the
+    tree's slots (`columns`: slot -> registry column). `out.column` is -1 when no drawn
+    feature separates two rows."""
     cdef int32_t remaining = n_slots, k, j, m, p, column, row, c
-    cdef double v, g, mid
+    cdef double v, g, mid, shift = 0.0, total_w = 0.0, total_s = 0.0
+    cdef bint mse = criterion == CRITERION_MSE
     cdef SortItem* items = s.items
     out.column = -1
     out.threshold = 0.0
     out.gain = -INFINITY
     out.n_tried = 0
+    if mse:
+        # the targets' origin: their weighted mean at the node
+        for p in range(n_rows):
+            row = rows[p]
+            total_w += w[row]
+            shift += w[row] * y[row]
+        if total_w > 0.0:
+            shift /= total_w
     for k in range(n_slots):
         s.order[k] = k
     while remaining > 0 and out.n_tried < n_try:
@@ -98,18 +117,31 @@ cdef int best_split(Splitter* s, const double* X, Py_ssize_t row_stride,
                 items[m].value = v
                 items[m].row = row
                 m += 1
-                s.right[<int32_t>y[row]] += w[row]
+                if mse:
+                    s.right[0] += w[row]
+                    s.right[1] += w[row] * (y[row] - shift)
+                else:
+                    s.right[<int32_t>y[row]] += w[row]
         if m < 2:
             continue
         qsort(items, m, sizeof(SortItem), _by_value)
         if items[m - 1].value <= items[0].value + FEATURE_THRESHOLD:
             continue  # constant at this node: does not count towards n_try
         out.n_tried += 1
+        if mse:
+            total_w = s.right[0]
+            total_s = s.right[1]
         for p in range(m - 1):
             row = items[p].row
-            c = <int32_t>y[row]
-            s.left[c] += w[row]
-            s.right[c] -= w[row]
+            if mse:
+                s.left[0] += w[row]
+                s.left[1] += w[row] * (y[row] - shift)
+                s.right[0] = total_w - s.left[0]
+                s.right[1] = total_s - s.left[1]
+            else:
+                c = <int32_t>y[row]
+                s.left[c] += w[row]
+                s.right[c] -= w[row]
             if items[p + 1].value <= items[p].value + FEATURE_THRESHOLD:
                 continue
             g = split_gain(s.left, s.right, n_classes, criterion)

@@ -1,7 +1,8 @@
 # The extremely simple streaming tree of Xu et al. (XTree, algorithm 1): a batch of labelled
 # rows grows the tree at the leaves it reaches ("false roots"), each split the best impurity
 # split of the batch rows at the node among a few random features (the shared best-split
-# search, `_splitter.pxd`). Existing splits never change. The tree's own state is the base's
+# search, `_splitter.pxd`): gini or entropy for a classifier, the squared error (CART's
+# regression criterion) for a regressor. Existing splits never change. The tree's own state is the base's
 # node arrays: no per-leaf pool, no per-node array of its own.
 
 from libc.stdint cimport int32_t
@@ -25,7 +26,8 @@ cdef class XTree(Tree):
     cdef int32_t max_depth          # nodes at this depth stay leaves (root: depth 0); 0: no limit
     cdef int split_features_mode    # TRY_*
     cdef double split_features      # the count (TRY_COUNT) or fraction (TRY_FRACTION)
-    cdef int criterion              # _impurity.CRITERION_GINI or _ENTROPY
+    cdef int criterion              # _impurity.CRITERION_GINI or _ENTROPY (classification),
+                                    # CRITERION_MSE (regression; the task's default)
     cdef bint bootstrap             # each batch is resampled with replacement (algorithm 2)
 
     # --- counters ---

@@ -7,15 +7,18 @@ One batch of labelled rows at a time (`learn_rows`):
   weight 1 by default); with `bootstrap`, the batch is then resampled with replacement, n
   draws for n rows, and a row's weight is multiplied by the times it was drawn.
 * **False roots.** Each kept row walks from the root to its leaf and counts (its weight, its
-  class) in every node of its path: the statistics rule of the protocol (`_tree.pxd`), so a
-  leaf's class counts accumulate every sample that ever reached it. The leaves reached are
-  the false roots, each with the batch rows that reached it.
+  class or target) in every node of its path: the statistics rule of the protocol
+  (`_tree.pxd`), so a leaf's statistics accumulate every sample that ever reached it. The
+  leaves reached are the false roots, each with the batch rows that reached it.
 * **Growing.** The false roots are grown breadth first (a FIFO queue, false roots in node
-  order, then their children): a node with at least `min_samples_split` distinct rows, rows
-  of more than one class, above `max_depth` and with room for two nodes under `max_nodes`
-  splits at the best impurity split of its rows among `n_try()` random non-constant
-  features (`_splitter.best_split`); its rows go to the two new leaves (a missing value to
-  the heavier side), which count them and join the queue. Old splits never change.
+  order, then their children): a node with at least `min_samples_split` distinct rows whose
+  targets are not all equal (rows of more than one class), above `max_depth` and with room
+  for two nodes under `max_nodes` splits at the best split of its rows among `n_try()`
+  random non-constant features (`_splitter.best_split`: the largest impurity decrease, gini
+  or entropy, for a classifier; the largest decrease of the squared error, CART's
+  regression criterion, for a regressor); its rows go to the two new leaves (a missing
+  value to the heavier side), which count them and join the queue. Old splits never
+  change.
 * **The cap.** A tree at `max_nodes` stops splitting; its leaves keep counting. Breadth
   first spends the last nodes evenly over the false roots instead of deep in the first one.
 
@@ -28,11 +31,11 @@ from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy
 
-from ._impurity cimport CRITERION_GINI
+from ._impurity cimport CRITERION_ENTROPY, CRITERION_GINI, CRITERION_MSE
 from ._random cimport rng_randint
 from ._splitter cimport SplitRecord, Splitter, best_split, splitter_init, splitter_release
 from ._tree cimport (SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
-                     TASK_CLASSIFICATION, Tree, add_stats, row_of)
+                     TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats, row_of)
 
 
 ctypedef struct Segment:
@@ -64,16 +67,17 @@ cdef void* _alloc(size_t n_bytes) except NULL nogil:
 
 
 cdef class XTree(Tree):
-    """An XTree. Parameters by name: the base's (see `_tree.Tree`, classification only),
-    `min_samples_split`, `max_depth`, `split_features_mode`, `split_features`, `criterion`
-    and `bootstrap`."""
+    """An XTree. Parameters by name: the base's (see `_tree.Tree`), `min_samples_split`,
+    `max_depth`, `split_features_mode`, `split_features`, `criterion` (by default the gini
+    for `task=TASK_CLASSIFICATION`, the squared error for `task=TASK_REGRESSION`) and
+    `bootstrap`."""
 
     def __cinit__(self, *args, **kwargs):
         self.min_samples_split = 2
         self.max_depth = 0
         self.split_features_mode = TRY_SQRT
         self.split_features = 0.0
-        self.criterion = CRITERION_GINI
+        self.criterion = CRITERION_MSE if kwargs.get("task") == TASK_REGRESSION else CRITERION_GINI
         self.bootstrap = True
         self.declare_scalar(&self.min_samples_split, b"min_samples_split", SCALAR_I32, True)
         self.declare_scalar(&self.max_depth, b"max_depth", SCALAR_I32, True)
@@ -85,8 +89,14 @@ cdef class XTree(Tree):
         self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
 
     cdef int _start(self) except -1:
-        if self.task != TASK_CLASSIFICATION:
-            raise ValueError("an XTree classifies (impurity of class labels)")
+        if self.task == TASK_CLASSIFICATION:
+            if self.criterion != CRITERION_GINI and self.criterion != CRITERION_ENTROPY:
+                raise ValueError("an XTree classifier splits by the gini or the entropy")
+        elif self.task == TASK_REGRESSION:
+            if self.criterion != CRITERION_MSE:
+                raise ValueError("an XTree regressor splits by the squared error (CRITERION_MSE)")
+        else:
+            raise ValueError(f"unknown task {self.task}")
         if self.min_samples_split < 2:
             raise ValueError("min_samples_split must be >= 2")
         return 0
@@ -160,7 +170,7 @@ cdef class XTree(Tree):
             for i in range(n):
                 if w[i] > 0.0:
                     kept += 1
-                    if <int32_t>y[i] + 1 > top:
+                    if self.task == TASK_CLASSIFICATION and <int32_t>y[i] + 1 > top:
                         top = <int32_t>y[i] + 1
             if kept == 0:
                 return 0
@@ -199,7 +209,7 @@ cdef class XTree(Tree):
             free(reached)
             reached = NULL
 
-            n_classes = self.n_values
+            n_classes = self.n_values  # regression: 2, a side's weight and sum of targets
             splitter_init(&splitter, kept, n_classes, self.n_features)
             # grow the false roots, breadth first
             while head < tail:
@@ -214,7 +224,7 @@ cdef class XTree(Tree):
                     continue
                 if not self.can_add(2):
                     break
-                # rows of one class only: nothing to separate
+                # rows of one class only, or of one target value: nothing to separate
                 mixed = False
                 cls = y[rows[start]]
                 for k in range(start + 1, stop):
