@@ -129,9 +129,17 @@ def execute(jobs: list[Job], n_jobs: int = 1, max_seconds: float | None = None, 
 # A paper's reproduction is a module of ``benchmarks/experiments/`` with three names:
 #   ``jobs(quick) -> list[(key, params)]``  the measurements (a key names one in the store),
 #   ``measure(params) -> dict``             one measurement, in a worker process,
-#   ``report(results, quick) -> None``       tables and plots from ``{key: result}``.
+#   ``report(results, quick) -> None``       tables and plots from ``{key: result}``,
+# and may define ``family(params) -> str``: "ours" (the default) or a peer's family ("river",
+# "moa") for a measurement of a peer alone, keyed by that library's version and reused
+# until it changes (as the benchmark reuses the peers' records).
 # The runner runs what the store lacks (records keyed like every other record of ours: the
 # version of the package's code), in ``jobs`` processes, and hands every result to ``report``.
+
+
+def _job_version(module, params: dict) -> dict:
+    family = getattr(module, "family", None)
+    return store.version_of(family(params) if family else "ours")
 
 
 def _experiment_job(name: str, key: str, params: dict, mode: str) -> tuple[str, str]:
@@ -144,7 +152,7 @@ def _experiment_job(name: str, key: str, params: dict, mode: str) -> tuple[str, 
         result = module.measure(params)
         record = {
             "experiment": name, "key": key, "params": params, "result": result,
-            "version": store.our_version(), "protocol": store.PROTOCOL, "status": "ok",
+            "version": _job_version(module, params), "protocol": store.PROTOCOL, "status": "ok",
             "seconds_wall": time.monotonic() - t0,
             "recorded": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
@@ -161,11 +169,10 @@ def run_experiment(name: str, quick: bool = False, n_jobs: int = 1, force: bool 
 
     module = importlib.import_module(f"benchmarks.experiments.{name}")
     mode = f"experiment-{name}" + ("-quick" if quick else "")
-    version = store.our_version()["key"]
     wanted = module.jobs(quick)
     todo = []
     for key, params in wanted:
-        record = store.load(store.path(mode, "experiment", key, version))
+        record = store.load(store.path(mode, "experiment", key, _job_version(module, params)["key"]))
         if force or record is None or record.get("params") != params or record.get("protocol") != store.PROTOCOL:
             todo.append((key, params))
     print(f"{name}: {len(wanted)} measurements, {len(wanted) - len(todo)} stored", file=out, flush=True)
@@ -184,7 +191,7 @@ def run_experiment(name: str, quick: bool = False, n_jobs: int = 1, force: bool 
                 print(f"[{k}/{len(todo)}] {line}", file=out, flush=True)
     results = {}
     for key, params in wanted:
-        record = store.load(store.path(mode, "experiment", key, version))
+        record = store.load(store.path(mode, "experiment", key, _job_version(module, params)["key"]))
         if record is not None:
             results[key] = record["result"]
     module.report(results, quick)

@@ -902,8 +902,8 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
     @property
     def interval_coverage(self) -> float | None:
         """The share of the rows learned so far that fell inside the interval the forest
-        gave them before learning them (None before the first): the prequential coverage the
-        calibrator steers to ``confidence_level``."""
+        gave them before learning them, of those whose interval was finite (None before the
+        first): the prequential coverage the calibrator steers to ``confidence_level``."""
         state = self._core.interval_state
         if state is None or state["n_checked"] == 0:
             return None

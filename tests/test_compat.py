@@ -27,7 +27,7 @@ def _rows(name):
 
 
 #: forests exported since 0.1, which had no model to pickle
-SINCE_0_1 = {"XForestRegressor"}
+SINCE_0_1 = {"XForestRegressor", "StreamPartitionForestRegressor"}
 
 
 def test_every_forest_has_a_fixture():

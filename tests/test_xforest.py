@@ -1177,7 +1177,7 @@ def test_regression_intervals_cover_friedman_at_their_level():
     from river.datasets import synth
 
     data = list(synth.Friedman(seed=42).take(5000))
-    one = XForestRegressor(seed=42, confidence_level=0.9)
+    one = XForestRegressor(seed=42, confidence_level=0.9, batch_size=100)
     covered, lows = [], []
     for x, y in data:
         interval = one.predict_one(x, with_interval=True)
@@ -1187,7 +1187,7 @@ def test_regression_intervals_cover_friedman_at_their_level():
     assert abs(np.mean(covered) - 0.9) <= 0.03, np.mean(covered)
     assert abs(one.interval_coverage - 0.9) <= 0.03
     assert np.isfinite(lows[200:]).all()
-    many = XForestRegressor(seed=42, confidence_level=0.9)
+    many = XForestRegressor(seed=42, confidence_level=0.9, batch_size=100)
     in_batches = []
     for i in range(0, len(data), 100):
         X = pd.DataFrame([x for x, _ in data[i:i + 100]])

@@ -111,6 +111,11 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
     return out
 
 
+def family(params: dict) -> str:
+    """river's Jackknife around river's ARF is measured once per river version."""
+    return "river" if params["kind"] == "jackknife" else "ours"
+
+
 def _score(data: list, predict, learn, trace: bool = False) -> dict:
     """Prequential coverage and width of intervals `predict(x) -> (lo, hi)`; `learn(x, y)`."""
     covered, width, finite, hits, points = 0, 0.0, 0, [], []

@@ -16,9 +16,16 @@
 #     alpha_t += gamma (alpha - miss), miss = 1 if the row fell outside the interval the
 #     calibrator gave it. Summed, the misses' mean is alpha - (alpha_T - alpha_1) / (gamma T):
 #     the prequential coverage converges to nominal on any stream, drifting ones included.
+#     (A batch's rows all had their intervals before the batch: their feedback comes late, a
+#     batch at a time, so each steps the level by gamma / n at most, n the batch's rows, or
+#     the loop would overshoot; rows whose interval was infinite steer nothing.)
 # Memory: 2 * window + CONF_MAX_COLUMNS * (CONF_BINS + 2) doubles.
 
 from libc.stdint cimport int32_t, int64_t
+
+cdef enum:
+    CONF_JUDGE = -1          # `conformal_learn`: judge the row against the interval now
+    CONF_UNCALIBRATED = 2    # the row's interval was infinite (not counted)
 
 cdef enum:
     CONF_BINS = 16           # bins per feature of the scale model
@@ -36,7 +43,7 @@ ctypedef struct Conformal:
     int32_t head            # ring: index of the oldest score
     int64_t n_learned       # rows learned (scale model steps)
     int64_t n_misses        # rows that fell outside their interval
-    int64_t n_checked       # rows checked against an interval (finite or not)
+    int64_t n_checked       # rows checked against a finite interval
     double b                # intercept of the log scale
     double beta             # coefficient of the centred log spread
     double u_mean           # running mean of the log spread
@@ -59,6 +66,6 @@ cdef double conformal_quantile(const Conformal* c) noexcept nogil
 cdef void conformal_interval(const Conformal* c, const double* x, Py_ssize_t n_features,
                              double mean, double var, double* lo, double* hi) noexcept nogil
 cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, double y,
-                         double mean, double var, int miss=*) except -1 nogil
+                         double mean, double var, int miss=*, double gamma=*) except -1 nogil
 cdef dict conformal_get_state(const Conformal* c)
 cdef int conformal_set_state(Conformal* c, dict state) except -1

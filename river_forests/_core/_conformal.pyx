@@ -163,20 +163,25 @@ cdef void _add_score(Conformal* c, double s) noexcept nogil:
 
 
 cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, double y,
-                         double mean, double var, int miss=-1) except -1 nogil:
+                         double mean, double var, int miss=CONF_JUDGE,
+                         double gamma=-1.0) except -1 nogil:
     """Row (x, y), predicted `mean` with spread `var` before the forest learns it: count
-    whether its interval held it (`miss`: 1 or 0 if the caller judged it against the
-    interval it gave, a batch's rows all from the calibrator before the batch; -1: the
-    interval now), adapt the level, take its score, step the scale model."""
+    whether its interval held it, adapt the level (by `gamma`, the calibrator's when
+    negative), take its score, step the scale model. `miss`: CONF_JUDGE, against the interval
+    the calibrator gives now; else the caller judged the row against the interval it gave
+    (a batch's rows, all from the calibrator before the batch): 1, 0, or CONF_UNCALIBRATED
+    for an infinite interval. An infinite interval (the calibrator could not give one yet)
+    is neither counted nor steers the level."""
     cdef double lo, hi, s, r = fabs(y - mean), ls, g, u, v, a, g_terms
     cdef int32_t j, n, terms
-    if miss < 0:
+    if miss == CONF_JUDGE:
         conformal_interval(c, x, n_features, mean, var, &lo, &hi)
-        miss = not (lo <= y <= hi)
-    c.n_checked += 1
-    c.n_misses += miss
-    a = c.alpha_t + c.gamma * (c.alpha - miss)
-    c.alpha_t = CONF_ALPHA_LOW if a < CONF_ALPHA_LOW else (1.0 if a > 1.0 else a)
+        miss = CONF_UNCALIBRATED if hi == INFINITY else (not (lo <= y <= hi))
+    if miss != CONF_UNCALIBRATED:
+        c.n_checked += 1
+        c.n_misses += miss
+        a = c.alpha_t + (c.gamma if gamma < 0.0 else gamma) * (c.alpha - miss)
+        c.alpha_t = CONF_ALPHA_LOW if a < CONF_ALPHA_LOW else (1.0 if a > 1.0 else a)
     s = conformal_scale(c, x, n_features, var)
     if s > 0.0:
         _add_score(c, r / s)

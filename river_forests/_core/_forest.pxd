@@ -119,6 +119,7 @@ cdef class ForestCore:
     cdef void _free_watch(self) noexcept
     cdef void _free_intervals(self) noexcept
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1
+    cdef bint _fitted(self)
     cdef Py_ssize_t _predict_value(self, dict x) except -1
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1

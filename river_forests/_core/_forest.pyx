@@ -10,7 +10,7 @@ methods whose name starts with an underscore assume the lock is held.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.math cimport NAN, fabs, isnan
+from libc.math cimport INFINITY, NAN, fabs, isnan
 from libc.stdint cimport int32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp, memcpy
@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ._conformal cimport (conformal_get_state, conformal_init, conformal_interval,
+from ._conformal cimport (CONF_UNCALIBRATED, conformal_get_state, conformal_init, conformal_interval,
                           conformal_learn, conformal_nbytes, conformal_release,
                           conformal_set_state, Conformal)
 from ._adwin cimport (adwin_estimation, adwin_get_state, adwin_init, adwin_nbytes, adwin_release,
@@ -52,6 +52,8 @@ cdef double DUEL_FADE = 0.99
 #: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
 #: that learns in batches keeps for its detectors
 cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
+#: the interval calibrator's level moves by at most this much per batch (`_learn_batch_rows`)
+cdef double BATCH_GAIN = 0.5
 
 cdef object _NA = pd.NA
 cdef object _NaT = pd.NaT
@@ -273,11 +275,22 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
+    cdef bint _fitted(self):
+        """Whether a tree has learned a sample: before, the forest predicts nothing (a
+        regressor's 0 is no prediction), and the calibrator learns nothing from the row."""
+        cdef Tree tree
+        for tree in self.trees:
+            if tree.n_seen > 0:
+                return True
+        return False
+
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1:
         """Before the trees learn row (x, y): the calibrator learns from the forest's
-        prediction of it, the last one-sample prediction's when it was of this row and nothing
+        prediction of it (once a tree has learned something), the last one-sample prediction's when it was of this row and nothing
         was learned since (test-then-train), else predicted now."""
         cdef double mean, var
+        if not self._fitted():  # nothing predicted this row: no error to learn from
+            return 0
         if self.cache_version == self.version and self.cache_nout == 2 \
                 and self.cache_trees == len(self.trees) and self._same_row(x, n_features):
             mean = self.cache_mean
@@ -714,10 +727,13 @@ cdef class ForestCore:
         self.budget_labels = len(self.labels)
         # a function of the registries' contents alone (not of their containers' spare
         # room), so a loaded forest shares its budget out exactly as the one it copies
-        # (a batch forest's buffer holds up to `batch_size` rows as wide as the registry)
+        # (a batch forest's buffer holds up to `batch_size` rows as wide as the registry: an
+        # array each, which river's measure counts as its object, its data, and its data
+        # again (`getsizeof` of an array that owns its data includes it, and river adds
+        # `nbytes`), a float target, and their lists' slots)
         share = <long long>((self.budget - self.budget_fixed - self.name_bytes
                              - (56 if self.watching else 48) * n - 160 * self.budget_labels
-                             - self.batch_size * (8 * n + 128)) / self.budget_slots)
+                             - self.batch_size * (16 * n + 160)) / self.budget_slots)
         if share < 1:
             share = 1
         self.tree_bytes = share
@@ -884,7 +900,7 @@ cdef class ForestCore:
         cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
         cdef int[::1] miss
-        cdef double lo, hi
+        cdef double lo, hi, gamma
         if (self.watching or self.conformal != NULL) and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
         elif self.watching or self.conformal != NULL:
@@ -896,7 +912,7 @@ cdef class ForestCore:
                     and self.batch_X.shape == X.shape \
                     and np.array_equal(self.batch_X.view(np.uint64), np.asarray(X).view(np.uint64)):
                 known = True
-            if self.conformal != NULL:
+            if self.conformal != NULL and self._fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
                 # before the batch (the batch just predicted, or predicted now), each judged
                 # against the interval the calibrator gave it before the batch (what
@@ -908,10 +924,13 @@ cdef class ForestCore:
                 for i in range(rows.shape[0]):
                     conformal_interval(self.conformal, row_of(rows, i), rows.shape[1],
                                        agg[i, 0], agg[i, 1], &lo, &hi)
-                    miss[i] = not (lo <= targets[i] <= hi)
+                    miss[i] = CONF_UNCALIBRATED if hi == INFINITY \
+                        else (not (lo <= targets[i] <= hi))
+                # the batch's misses come back together: a step of gamma / n at most each
+                gamma = min(self.conformal.gamma, BATCH_GAIN / rows.shape[0])
                 for i in range(rows.shape[0]):
                     conformal_learn(self.conformal, row_of(rows, i), rows.shape[1], targets[i],
-                                    agg[i, 0], agg[i, 1], miss[i])
+                                    agg[i, 0], agg[i, 1], miss[i], gamma)
             if not self.watching:
                 self._learn_rows(X, y, executor, n_tasks)
             else:
