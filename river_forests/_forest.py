@@ -832,7 +832,7 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
     #: the interval calibrator's settings (`_core/_conformal.pxd`), chosen on the benchmark's
     #: tuning half (``python -m benchmarks experiment intervals``): the step of the adaptive
     #: level, the scores kept, the steps of the scale model's bins and of its spread term
-    INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.1, "lr_beta": 0.05}
+    INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.2, "lr_beta": 0.05}
 
     def _new_core(self) -> ForestCore:
         core = super()._new_core()

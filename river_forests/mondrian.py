@@ -220,7 +220,7 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     ...     covered += interval.lower <= y <= interval.upper
     ...     model.learn_one(x, y)
     >>> print(f"coverage: {covered / 1001:.3f}")
-    coverage: 0.897
+    coverage: 0.898
 
     References
     ----------
