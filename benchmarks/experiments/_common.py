@@ -189,3 +189,58 @@ def save_figure(fig, path, title: str | None = None, *, title_size: float | None
     else:
         fig.savefig(path, dpi=dpi)
     plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- a regressor's grid
+
+def grid_streams(quick: bool) -> list[str]:
+    """The tuning half's regression streams (two for a quick run): where a regressor's
+    defaults are chosen."""
+    from benchmarks.streams import streams
+
+    out = [s.name for s in streams("reg", "tuning")]
+    return out[:2] if quick else out
+
+
+def grid_jobs(grid: list, key, quick: bool, quick_n: int) -> list[tuple[str, dict]]:
+    """One job per tuning stream and configuration of `grid` (its first three when quick),
+    named ``<stream>-<key(config)>``."""
+    grid = grid[:3] if quick else grid
+    return [(f"{s}-{key(c)}", {"stream": s, "config": c, "n": quick_n if quick else None})
+            for s in grid_streams(quick) for c in grid]
+
+
+def grid_report(name: str, title: str, grid: list, key, header: list, cells, results: dict,
+                quick: bool, quick_n: int) -> None:
+    """The report of a regressor's grid on the tuning half: each configuration's MAE per
+    stream and its score, the geometric mean over the streams of its MAE over the best
+    configuration's (the smallest is chosen); `header` and `cells(config)` name the
+    configurations' columns."""
+    import math
+
+    md, _ = outputs(name, quick)
+    streams = grid_streams(quick)
+    grid = grid[:3] if quick else grid
+    lines = [f"# {title} (tuning half)", "",
+             f"`python -m benchmarks experiment {name}{' --quick' if quick else ''}`; 10 trees, "
+             f"seed 42; prequential MAE; {version_line()}; {machine()}.", ""]
+    miss = missing(grid_jobs(grid, key, quick, quick_n), results)
+    if miss:
+        lines += [missing_line(miss), ""]
+    best = {s: min((results[f"{s}-{key(c)}"]["mae"] for c in grid if f"{s}-{key(c)}" in results),
+                   default=float("nan")) for s in streams}
+    rows = []
+    for c in grid:
+        maes = [results.get(f"{s}-{key(c)}", {}).get("mae") for s in streams]
+        if any(m is None for m in maes):
+            continue
+        score = math.exp(sum(math.log(m / best[s]) for m, s in zip(maes, streams)) / len(streams))
+        rows.append((score, c, maes))
+    rows.sort(key=lambda r: r[0])
+    lines += markdown_table(
+        header + ["score"] + streams,
+        [cells(c) + [f"{score:.3f}" + (" **(chosen)**" if i == 0 else "")]
+         + [f"{m:.4g}" for m in maes] for i, (score, c, maes) in enumerate(rows)])
+    lines += ["", "Score: the geometric mean over the streams of the MAE over the best "
+              "configuration's on that stream (1: best everywhere)."]
+    md.write_text("\n".join(lines) + "\n")
