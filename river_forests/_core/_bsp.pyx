@@ -703,7 +703,7 @@ cdef class BSPTree(BoxTree):
         # bottom, and let the nodes above it only count x. (A hull past `max_hull_vertices` is
         # a superset of its own points, which may stick out of its parent's by a sliver; a
         # point there leaves the parent's hull as it is, an approximation of the same kind.)
-        depth = self.descend(x)
+        depth = self.route(x)
         k = depth - 2
         while k >= 0 and not self.holds(self.path[k + 1], xs):
             k -= 1
@@ -821,12 +821,14 @@ cdef class BSPTree(BoxTree):
         """The oblique router's walk (`_oblique.child`)."""
         cdef int32_t j = self.root
         cdef int32_t depth = 0
+        self.walk_tag = 0  # as `Tree.descend`: a walk of its own, unless the forest tags it
         while j >= 0:
             self.path[depth] = j
             depth += 1
             if self.left[j] < 0:
                 break
             j = child(self, j, x)
+        self.walked = depth
         return depth
 
     # ---------------------------------------------------------------- introspection, pickling

@@ -70,6 +70,10 @@ cdef class ForestCore:
     cdef long long cache_version             # `version` at that prediction (valid if equal)
     cdef double cache_mean, cache_second      # the aggregate of that prediction (regression:
                                              # the mean and the mean of y^2)
+    cdef bint cache_recorded                 # `cache_pred` holds that prediction's answers
+    cdef unsigned long long row_tag          # that prediction's tag: each tree it walked keeps
+                                             # it (`Tree.walk_tag`) with its walk, which the
+                                             # learn of the same row takes (`_keep_walks`)
     # --- prediction intervals (`set_intervals`, regression): a compiled calibrator ---
     cdef Conformal* conformal                # NULL: no intervals
     # --- the last batch prediction of a forest that learns in batches, each tree's answers ---
@@ -103,7 +107,8 @@ cdef class ForestCore:
     cdef int _register_labels(self, list ys) except -1
     cdef tuple _checked_rows(self, values, list names, list ys, bint register_features)
     cdef int _reserve(self, Py_ssize_t n) except -1
-    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=*) except -1
+    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=*,
+                        bint keep=*) except -1
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
@@ -115,6 +120,8 @@ cdef class ForestCore:
     cdef int _update(self, Py_ssize_t t, bint warning, double e) except -1
     cdef int _fresh_detector(self, Py_ssize_t t, bint warning) except -1
     cdef int _remember(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
+    cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
+    cdef int _keep_walks(self, Py_ssize_t n_features) except -1
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept
     cdef void _free_watch(self) noexcept
     cdef void _free_intervals(self) noexcept

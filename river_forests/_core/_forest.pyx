@@ -577,8 +577,9 @@ cdef class ForestCore:
         cdef Py_ssize_t t, n_out = self._n_out()
         cdef Tree tree
         cdef double p
-        if preds == NULL and self.cache_version == self.version and self.cache_nout == n_out \
-                and self.cache_trees == len(self.trees) and self._same_row(x, n_features):
+        if preds == NULL and self.cache_recorded and self.cache_version == self.version \
+                and self.cache_nout == n_out and self.cache_trees == len(self.trees) \
+                and self._same_row(x, n_features):
             preds = self.cache_pred
         if n_out > 0:
             self._reserve(n_out)
@@ -845,6 +846,7 @@ cdef class ForestCore:
                 self._calibrate(self.features.buf, n_features, target)
             if self.watching:
                 self._watch_errors(self.features.buf, n_features, target, NULL)
+            self._keep_walks(n_features)
             self.version += 1
             for tree in self.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
@@ -964,9 +966,11 @@ cdef class ForestCore:
             after(self, X, y)
         return 0
 
-    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False) except -1:
+    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False,
+                        bint keep=False) except -1:
         """Aggregate every tree's prediction of row `x` into `acc[:n_out]`; `record`: keep
-        each tree's answer (its class, or its mean) in `cache_pred` for `_watch_errors`."""
+        each tree's answer (its class, or its mean) in `cache_pred` for `_watch_errors`;
+        `keep`: tag each tree's walk with `row_tag` (`_predict_row`)."""
         cdef Tree tree
         cdef Py_ssize_t c, best, t = 0
         cdef double n_trees = len(self.trees)
@@ -980,6 +984,8 @@ cdef class ForestCore:
             self.acc[c] = 0.0
         for tree in self.trees:
             tree.predict(x, self.tmp, <int32_t>n_out)
+            if keep:
+                tree.walk_tag = self.row_tag
             if self.vote or (record and self.classifier):
                 best = 0
                 for c in range(1, n_out):
@@ -1032,6 +1038,28 @@ cdef class ForestCore:
             self.cache_second = self.acc[1]
         return 0
 
+    cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1:
+        """A one-sample prediction of the row in the registry's buffer (`n_features` wide)
+        into `acc[:n_out]`, remembered with each tree's walk for the learn of the same row
+        that test-then-train does next (`_keep_walks`, `_watch_errors`, `_calibrate`)."""
+        self.row_tag += 1
+        self._aggregate(self.features.buf, n_out, self.watching, True)
+        self._remember(n_features, n_out)
+        self.cache_recorded = self.watching
+        return 0
+
+    cdef int _keep_walks(self, Py_ssize_t n_features) except -1:
+        """Before the trees learn the row in the registry's buffer: when the last
+        one-sample prediction was of this row and nothing was learned since, each tree whose
+        last walk is that prediction's takes it up (`Tree.reuse`, taken by `Tree.route`)
+        instead of walking again: the same nodes, so the same model, bit for bit."""
+        cdef Tree tree
+        cdef bint same = self.row_tag > 0 and self.cache_version == self.version \
+            and self.cache_trees == len(self.trees) and self._same_row(self.features.buf, n_features)
+        for tree in self.trees:
+            tree.reuse = tree.walked if same and tree.walk_tag == self.row_tag else 0
+        return 0
+
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept:
         """Whether `x`, the registry's buffer just filled, is the row `_remember` kept: the
         same width, the same columns set in the same order, the same values to the bit (a
@@ -1058,9 +1086,7 @@ cdef class ForestCore:
                 return {}
             n = self.features.fill(x, False)
             self._reserve(n_out)
-            self._aggregate(self.features.buf, n_out, self.watching)
-            if self.watching:
-                self._remember(n, n_out)
+            self._predict_row(n, n_out)
             return {self.labels[c]: self.acc[c] for c in range(n_out)}
         finally:
             release(self.lock)
@@ -1074,9 +1100,7 @@ cdef class ForestCore:
                 return None
             n = self.features.fill(x, False)
             self._reserve(n_out)
-            self._aggregate(self.features.buf, n_out, self.watching)
-            if self.watching:
-                self._remember(n, n_out)
+            self._predict_row(n, n_out)
             for c in range(1, n_out):
                 if self.acc[c] > self.acc[best]:
                     best = c
@@ -1100,9 +1124,7 @@ cdef class ForestCore:
         """The aggregate of `x` into `acc[:2]`, remembered for the learn that may follow; the
         width of the row (in the registry's buffer)."""
         cdef Py_ssize_t n = self.features.fill(x, False)
-        self._aggregate(self.features.buf, 2, self.watching)
-        if self.watching or self.conformal != NULL:
-            self._remember(n, 2)
+        self._predict_row(n, 2)
         return n
 
     def predict_interval_one(self, dict x):

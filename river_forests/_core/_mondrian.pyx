@@ -491,7 +491,10 @@ cdef class MondrianTree(BoxTree):
         x lies outside a box is decided in float32 on its bracket (`_box.outside`); only then
         are the per-feature distances summed in float64 (`split_above`, rare, recomputes them
         to choose the dimension), and at the node cap, where no split can happen, never."""
-        cdef int32_t j = self.root, d, nxt = -1
+        cdef int32_t j = self.root, d, nxt = -1, k = 0
+        cdef int32_t kept = self.reuse  # > 0: `path` holds x's walk (`Tree.route`)
+        if kept > 0:
+            self.n_reused += 1
         cdef int32_t n_features = self.n_features
         cdef int32_t n_cols = padded(n_features)  # <= stride; `below`/`above` NaN past n_features
         cdef size_t stride = self.feature_capacity
@@ -516,7 +519,7 @@ cdef class MondrianTree(BoxTree):
             hi_row = self.upper + <size_t>j * stride
             leaf = self.left[j] < 0
             if not leaf:
-                nxt = child(self, j, x)
+                nxt = self.path[k + 1] if kept > 0 else child(self, j, x)
                 prefetch_span(self.lower + <size_t>nxt * stride, row_bytes)
                 prefetch_span(self.upper + <size_t>nxt * stride, row_bytes)
             # x lies outside the box, or gives it its first value on a side
@@ -551,6 +554,7 @@ cdef class MondrianTree(BoxTree):
                 return 0
             parent_time = self.tau[j]
             j = nxt
+            k += 1
 
     cdef double aggregation_start(self, double* var) noexcept nogil:
         """The prior of the root's prediction (uniform over the known classes, or the

@@ -151,15 +151,14 @@ cdef class PurelyRandomTree(BoxTree):
         return 0
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
-        cdef int32_t j = self.root, leaf, due
+        cdef int32_t j, leaf, due, k, depth
         cdef size_t row
         if not self.scale_invariant:
             self.shift(x)
-        while True:
-            add_stats(self, j, y, w)
-            if self.left[j] < 0:
-                break
-            j = child(self, j, x)
+        depth = self.route(x)
+        for k in range(depth):
+            add_stats(self, self.path[k], y, w)
+        j = self.path[depth - 1]
         if self.scale_invariant:
             self.offer(j, x)
         else:

@@ -425,16 +425,12 @@ cdef class StreamPartitionTree(Tree):
                           bint estimation) except -1 nogil:
         """The paper's splitter: candidate thresholds from the leaf's first structure points,
         their histograms, algorithms 3-7."""
-        cdef int32_t j = self.root, depth = 0, s, c
-        while True:
-            if estimation:
-                add_stats(self, j, y, w)
-            if self.left[j] < 0:
-                break
-            j = child(self, j, x)
-            depth += 1
+        cdef int32_t depth = self.route(x), j = self.path[depth - 1], s, c, k
         if estimation:
+            for k in range(depth):
+                add_stats(self, self.path[k], y, w)
             self.n_estimation += w
+        depth -= 1  # the leaf's depth (the root's is 0)
         s = self.slot[j]
         if s < 0 and self.n_active < self.max_active and self.can_add(2):
             # a free place in the fringe (the root, or features arrived late)
@@ -463,7 +459,7 @@ cdef class StreamPartitionTree(Tree):
         once the Hoeffding bound separates the best feature from the runner-up (or falls
         below `tie_threshold`). With adaptive leaves, before a point is counted, the leaf
         scores its majority class and its naive Bayes guess on it."""
-        cdef int32_t depth = self.descend(x), j = self.path[depth - 1], s, k, dims, c, top
+        cdef int32_t depth = self.route(x), j = self.path[depth - 1], s, k, dims, c, top
         cdef int32_t label = <int32_t>y
         cdef double* cb
         cdef double* g

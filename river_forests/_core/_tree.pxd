@@ -118,6 +118,24 @@ cdef class Tree:
     cdef long long max_bytes    # the tree's memory budget: the bytes of its arrays and pools
                                 # (its `__sizeof__` less the object) never grow past it by a
                                 # new node; NO_BYTE_CAP: none (`node_limit`, `fit_budget`)
+    # --- `node_limit`'s last answer, and what it was computed from (it is asked before every
+    # split and every insertion: a walk over every array and pool each time cost 14% of the
+    # Mondrian forest's time on elec) ---
+    cdef int32_t limit_nodes    # the answer (-1: none yet)
+    cdef long long limit_layout # `layout` then
+    cdef long long limit_bytes  # `max_bytes` then
+    cdef int32_t limit_max      # `max_nodes` then
+    cdef size_t limit_pools     # the pools' bytes then
+    cdef long long layout       # counts changes of the row widths (`_restride`, `_resize_features`)
+
+    # --- the walk a prediction leaves for the learn of the same row (test-then-train) ---
+    cdef int32_t walked         # length of the last walk `descend` wrote into `path`
+    cdef unsigned long long walk_tag  # the forest's tag of the row of that walk, set by the
+                                # forest after a one-row prediction; 0 after any other walk
+    cdef int32_t reuse          # > 0: `path[:reuse]` is the walk of the row the next `learn`
+                                # learns (the forest checked: same row, nothing learned since);
+                                # taken by `route`, cleared by any change of the nodes
+    cdef long long n_reused     # walks `route` took from a prediction (not saved)
 
     # --- the tree's feature subspace: the width policy of every tree kind ---
     # A tree works on at most `features_per_tree` features, its slots: per-node rows (boxes, ...)
@@ -193,6 +211,7 @@ cdef class Tree:
 
     # prediction
     cdef int32_t descend(self, const double* x) noexcept nogil
+    cdef int32_t route(self, const double* x) noexcept nogil
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil
     cdef void blend_path(self, int32_t depth, double* out, int32_t n_out) noexcept nogil
 

@@ -213,6 +213,7 @@ cdef class Tree:
         # C fields start zeroed (pointers NULL); only the non-zero defaults are set here
         self.root = -1
         self.max_nodes = 1
+        self.limit_nodes = -1
         self.features_per_tree = 2**31 - 1
         self.max_bytes = NO_BYTE_CAP
         self.subsample_rate = 1.0
@@ -349,6 +350,7 @@ cdef class Tree:
                 _fill_cells(a.ptr[0], a.cell, <size_t>old * _stride(a),
                             <size_t>capacity * _stride(a), a.fill)
         self._restride(&self.feature_capacity, capacity)
+        self.layout += 1
         return 0
 
     cdef int _resize_values(self, int32_t stride) except -1 nogil:
@@ -370,6 +372,7 @@ cdef class Tree:
             if self.pools_[k].stride == stride:
                 pool_relayout(self.pools_[k].pool, new_stride, 0)
         stride[0] = new_stride
+        self.layout += 1
         return 0
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
@@ -504,17 +507,31 @@ cdef class Tree:
         """The most nodes the tree may hold now: `max_nodes`, and under a byte budget the
         rows that fit in it beside what is not node rows (per-slot arrays, pools) at the
         tree's widths now. It falls when a width grows (a class, a feature) or a pool fills."""
-        cdef size_t row, fixed
+        cdef size_t row, fixed, pools = 0
         cdef long long room
+        cdef int k
         if self.max_bytes >= NO_BYTE_CAP:
             return self.max_nodes
+        for k in range(self.n_pools):
+            pools += pool_bytes(self.pools_[k].pool)
+        if self.limit_nodes >= 0 and self.limit_layout == self.layout \
+                and self.limit_bytes == self.max_bytes and self.limit_max == self.max_nodes \
+                and self.limit_pools == pools:
+            return self.limit_nodes  # nothing it depends on changed: the widths, the caps, the pools
         # allocated bytes = fixed + capacity * row (a path array's extra row is in `fixed`)
         row = self.row_bytes()
         fixed = self.nbytes() - <size_t>self.capacity * row
         room = (self.max_bytes - <long long>fixed) // <long long>row
         if room < 1:
-            return 1
-        return <int32_t>room if room < self.max_nodes else self.max_nodes
+            room = 1
+        elif room > self.max_nodes:
+            room = self.max_nodes
+        self.limit_nodes = <int32_t>room
+        self.limit_layout = self.layout
+        self.limit_bytes = self.max_bytes
+        self.limit_max = self.max_nodes
+        self.limit_pools = pools
+        return self.limit_nodes
 
     cdef int drop_growth(self) except -1 nogil:
         """Hook, over the byte budget: free what the kind keeps only to grow (BSP's kept
@@ -584,6 +601,7 @@ cdef class Tree:
         cdef int k
         cdef ArraySpec* a
         cdef size_t width
+        self.reuse = 0  # a kept walk may pass through the node that gets children
         if j >= self.max_nodes:
             with gil:
                 raise RuntimeError(f"a tree may hold at most max_nodes={self.max_nodes} nodes")
@@ -648,6 +666,7 @@ cdef class Tree:
         cdef int32_t i, j, src, dst, k, freed = 0
         cdef ArraySpec* a
         cdef size_t width, item
+        self.reuse = 0
         for k in range(self.n_pools):
             if self.pools_[k].pool.live > 0:
                 with gil:
@@ -721,6 +740,7 @@ cdef class Tree:
         before the kind's `learn`."""
         cdef double w = self.draw_weight()
         if w <= 0.0:
+            self.reuse = 0
             return 0
         self.ensure_features(n_features)
         if self.task == TASK_CLASSIFICATION:
@@ -728,7 +748,9 @@ cdef class Tree:
         self.n_seen += 1
         if self.root < 0:
             self.root = self.add_node(-1)
-        return self.learn(x, n_features, y, w)
+        self.learn(x, n_features, y, w)
+        self.reuse = 0  # a kind that walks its own way leaves it
+        return 0
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
         """The kind's update with a kept sample of weight `w` (the root exists)."""
@@ -796,13 +818,26 @@ cdef class Tree:
         return its length. Axis-aligned here; a kind with other cuts overrides it."""
         cdef int32_t j = self.root
         cdef int32_t depth = 0
+        self.walk_tag = 0
         while j >= 0:
             self.path[depth] = j
             depth += 1
             if self.left[j] < 0:
                 break
             j = child(self, j, x)
+        self.walked = depth
         return depth
+
+    cdef int32_t route(self, const double* x) noexcept nogil:
+        """The walk of `x` into `path` for a learn, as `descend`: the walk the prediction of
+        the same row left there when the forest said it may be taken (`reuse`: same row,
+        nothing learned since, no node added or removed since), else a new one."""
+        cdef int32_t depth = self.reuse
+        if depth > 0:
+            self.reuse = 0
+            self.n_reused += 1
+            return depth
+        return self.descend(x)
 
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
         self.blend_path(self.descend(x), out, n_out)
@@ -858,6 +893,7 @@ cdef class Tree:
         cdef Py_ssize_t i
         cdef int32_t n_features = <int32_t>X.shape[1]
         with nogil:
+            self.reuse = 0
             for i in range(X.shape[0]):
                 self.learn_sample(row_of(X, i), n_features, y[i])
 
@@ -883,6 +919,11 @@ cdef class Tree:
     @property
     def samples_seen(self):
         return self.n_seen
+
+    @property
+    def walks_reused(self):
+        """Learns that took the walk of the prediction before them (`route`); not saved."""
+        return self.n_reused
 
     def set_max_bytes(self, long long max_bytes):
         """Set the tree's byte budget (its share of the forest's, `ForestCore.rebudget`); a

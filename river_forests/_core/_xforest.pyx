@@ -120,7 +120,7 @@ cdef class XTree(Tree):
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
         """One sample: counted along its path (one row cannot split a node)."""
-        cdef int32_t depth = self.descend(x), k
+        cdef int32_t depth = self.route(x), k
         for k in range(depth):
             add_stats(self, self.path[k], y, w)
         return 0
