@@ -128,8 +128,8 @@ _MISSING_DOC = """
 
 _ALGO_DOC = """
     Each tree is an XTree (algorithm 1): a decision tree grown further by every batch. The
-    batch, resampled with replacement for each tree, is routed to the leaves it reaches
-    (the "false roots"), and each of them is split as scikit-learn's decision tree would
+    batch (resampled with replacement for each tree with ``bootstrap``) is routed to the
+    leaves it reaches (the "false roots"), and each of them is split as scikit-learn's decision tree would
     split it on the rows that reached it: at the best impurity split among ``max_features``
     random features, recursively while a node holds ``min_samples_split`` rows of more than
     one class (and is above ``max_depth``). Splits already made never change. Every sample

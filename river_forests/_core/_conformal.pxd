@@ -65,6 +65,8 @@ cdef double conformal_scale(const Conformal* c, const double* x, Py_ssize_t n_fe
 cdef double conformal_quantile(const Conformal* c) noexcept nogil
 cdef void conformal_interval(const Conformal* c, const double* x, Py_ssize_t n_features,
                              double mean, double var, double* lo, double* hi) noexcept nogil
+cdef int conformal_judge(const Conformal* c, const double* x, Py_ssize_t n_features, double y,
+                         double mean, double var) noexcept nogil
 cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, double y,
                          double mean, double var, int miss=*, double gamma=*) except -1 nogil
 cdef dict conformal_get_state(const Conformal* c)

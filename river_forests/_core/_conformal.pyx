@@ -162,6 +162,15 @@ cdef void _add_score(Conformal* c, double s) noexcept nogil:
     c.n_scores += 1
 
 
+cdef int conformal_judge(const Conformal* c, const double* x, Py_ssize_t n_features, double y,
+                         double mean, double var) noexcept nogil:
+    """Whether target `y` falls outside the interval the calibrator gives now for a row
+    predicted `mean` with spread `var`: 1, 0, or CONF_UNCALIBRATED (no finite interval yet)."""
+    cdef double lo, hi
+    conformal_interval(c, x, n_features, mean, var, &lo, &hi)
+    return CONF_UNCALIBRATED if hi == INFINITY else (not (lo <= y <= hi))
+
+
 cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, double y,
                          double mean, double var, int miss=CONF_JUDGE,
                          double gamma=-1.0) except -1 nogil:
@@ -172,11 +181,10 @@ cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, d
     (a batch's rows, all from the calibrator before the batch): 1, 0, or CONF_UNCALIBRATED
     for an infinite interval. An infinite interval (the calibrator could not give one yet)
     is neither counted nor steers the level."""
-    cdef double lo, hi, s, r = fabs(y - mean), ls, g, u, v, a, g_terms
+    cdef double s, r = fabs(y - mean), ls, g, u, v, a, g_terms
     cdef int32_t j, n, terms
     if miss == CONF_JUDGE:
-        conformal_interval(c, x, n_features, mean, var, &lo, &hi)
-        miss = CONF_UNCALIBRATED if hi == INFINITY else (not (lo <= y <= hi))
+        miss = conformal_judge(c, x, n_features, y, mean, var)
     if miss != CONF_UNCALIBRATED:
         c.n_checked += 1
         c.n_misses += miss
@@ -225,7 +233,6 @@ cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, d
             c.u_count += 1
         c.u_mean += (0.5 * log(var) - c.u_mean) / c.u_count
     return 0
-
 
 
 cdef dict conformal_get_state(const Conformal* c):

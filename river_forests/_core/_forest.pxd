@@ -110,9 +110,8 @@ cdef class ForestCore:
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=*,
                         bint keep=*) except -1
     cdef Py_ssize_t _n_out(self)
-    cdef object _predict_rows(self, const double[:, ::1] X)
+    cdef object _predict_rows(self, const double[:, ::1] X, bint keep=*)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
-    cdef object _aggregate_rows(self, const double[:, ::1] X)
     cdef double _error(self, object tree, const double* x, double y, Py_ssize_t n_out) except? -1.0
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1
@@ -122,6 +121,7 @@ cdef class ForestCore:
     cdef int _remember(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
     cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
     cdef int _keep_walks(self, Py_ssize_t n_features) except -1
+    cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept
     cdef void _free_watch(self) noexcept
     cdef void _free_intervals(self) noexcept

@@ -21,8 +21,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ._conformal cimport (CONF_UNCALIBRATED, conformal_get_state, conformal_init, conformal_interval,
-                          conformal_learn, conformal_nbytes, conformal_release,
+from ._conformal cimport (conformal_get_state, conformal_init, conformal_interval,
+                          conformal_judge, conformal_learn, conformal_nbytes, conformal_release,
                           conformal_set_state, Conformal)
 from ._adwin cimport (adwin_estimation, adwin_get_state, adwin_init, adwin_nbytes, adwin_release,
                       adwin_reset, adwin_set_state, adwin_update)
@@ -291,8 +291,7 @@ cdef class ForestCore:
         cdef double mean, var
         if not self._fitted():  # nothing predicted this row: no error to learn from
             return 0
-        if self.cache_version == self.version and self.cache_nout == 2 \
-                and self.cache_trees == len(self.trees) and self._same_row(x, n_features):
+        if self._cached(x, n_features, 2):
             mean = self.cache_mean
             var = self.cache_second - mean * mean
         else:
@@ -577,9 +576,7 @@ cdef class ForestCore:
         cdef Py_ssize_t t, n_out = self._n_out()
         cdef Tree tree
         cdef double p
-        if preds == NULL and self.cache_recorded and self.cache_version == self.version \
-                and self.cache_nout == n_out and self.cache_trees == len(self.trees) \
-                and self._same_row(x, n_features):
+        if preds == NULL and self.cache_recorded and self._cached(x, n_features, n_out):
             preds = self.cache_pred
         if n_out > 0:
             self._reserve(n_out)
@@ -902,7 +899,7 @@ cdef class ForestCore:
         cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
         cdef int[::1] miss
-        cdef double lo, hi, gamma
+        cdef double gamma
         if (self.watching or self.conformal != NULL) and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
         elif self.watching or self.conformal != NULL:
@@ -920,14 +917,12 @@ cdef class ForestCore:
                 # against the interval the calibrator gave it before the batch (what
                 # `predict_many`, or `predict_one` on a buffered row, returned)
                 agg = self.batch_agg if known and self.batch_agg is not None \
-                    else self._aggregate_rows(rows)
+                    else self._predict_rows(rows, False)
                 misses = np.empty(rows.shape[0], dtype=np.intc)
                 miss = misses
                 for i in range(rows.shape[0]):
-                    conformal_interval(self.conformal, row_of(rows, i), rows.shape[1],
-                                       agg[i, 0], agg[i, 1], &lo, &hi)
-                    miss[i] = CONF_UNCALIBRATED if hi == INFINITY \
-                        else (not (lo <= targets[i] <= hi))
+                    miss[i] = conformal_judge(self.conformal, row_of(rows, i), rows.shape[1],
+                                              targets[i], agg[i, 0], agg[i, 1])
                 # the batch's misses come back together: a step of gamma / n at most each
                 gamma = min(self.conformal.gamma, BATCH_GAIN / rows.shape[0])
                 for i in range(rows.shape[0]):
@@ -1054,11 +1049,17 @@ cdef class ForestCore:
         last walk is that prediction's takes it up (`Tree.reuse`, taken by `Tree.route`)
         instead of walking again: the same nodes, so the same model, bit for bit."""
         cdef Tree tree
-        cdef bint same = self.row_tag > 0 and self.cache_version == self.version \
-            and self.cache_trees == len(self.trees) and self._same_row(self.features.buf, n_features)
+        cdef bint same = self.row_tag > 0 and self._cached(self.features.buf, n_features,
+                                                           self.cache_nout)
         for tree in self.trees:
             tree.reuse = tree.walked if same and tree.walk_tag == self.row_tag else 0
         return 0
+
+    cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept:
+        """Whether the last one-sample prediction (`_remember`) is of row `x` with `n_out`
+        outputs, by the trees there are now, with nothing learned since."""
+        return self.cache_version == self.version and self.cache_nout == n_out \
+            and self.cache_trees == len(self.trees) and self._same_row(x, n_features)
 
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept:
         """Whether `x`, the registry's buffer just filled, is the row `_remember` kept: the
@@ -1272,15 +1273,16 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    cdef object _predict_rows(self, const double[:, ::1] X):
+    cdef object _predict_rows(self, const double[:, ::1] X, bint keep=True):
         """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression. A
         forest that learns in batches with detectors keeps each tree's answers to a small
         batch (its rows and answers at most `BATCH_CACHE_CELLS` cells, whatever the width of
         the stream: within the budget's margin), for its detectors when it learns that batch
-        next (`_learn_batch_rows`); a larger batch is predicted again there."""
+        next (`_learn_batch_rows`); a larger batch is predicted again there. `keep` False:
+        no cache is kept nor dropped (the calibrator's look at a batch it learns)."""
         cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.trees)
-        cdef bint record = (self.watching or self.conformal != NULL) and self.batch_size > 0 \
-            and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
+        cdef bint record = keep and (self.watching or self.conformal != NULL) \
+            and self.batch_size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
         cdef bint trees = record and self.watching
         cdef double[:, ::1] answers
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
@@ -1288,8 +1290,9 @@ cdef class ForestCore:
         if n_out == 0:
             return out
         self._reserve(n_out)
-        self.batch_pred = None
-        self.batch_agg = None
+        if keep:
+            self.batch_pred = None
+            self.batch_agg = None
         if trees:
             self.batch_pred = np.empty((X.shape[0], n_trees))
             answers = self.batch_pred
@@ -1308,19 +1311,6 @@ cdef class ForestCore:
             self.batch_version = self.version
             if self.conformal != NULL:
                 self.batch_agg = out.copy()
-        return out
-
-    cdef object _aggregate_rows(self, const double[:, ::1] X):
-        """(n, 2): the forest's mean and variance of each row (regression), keeping no
-        cache."""
-        cdef Py_ssize_t i
-        out = np.empty((X.shape[0], 2))
-        cdef double[:, ::1] view = out
-        self._reserve(2)
-        for i in range(X.shape[0]):
-            self._aggregate(row_of(X, i), 2, False)
-            view[i, 0] = self.acc[0]
-            view[i, 1] = max(self.acc[1] - self.acc[0] * self.acc[0], 0.0)
         return out
 
     cdef object _predict_tree_rows(self, const double[:, ::1] X):
