@@ -240,8 +240,8 @@ def learn(model, X, y, split: str = "trees", *, mix: bool = True, groups: int | 
                         dask_key_name=f"river-forests-partitions-{token}-{g}-{start}")
                 subs.append(sub)
         else:
-            subs = [dask.delayed(_train_partition, pure=True)(
-                        template, partition_seed(model, p), Xs[p], ys[p], p,
+            subs = [dask.delayed(_learn_partition, pure=True)(
+                        template.clone({"seed": partition_seed(model, p)}), Xs[p], ys[p], p,
                         dask_key_name=f"river-forests-partitions-{token}-{p}")
                     for p in range(len(Xs))]
         if _has_learned(model):
@@ -367,15 +367,6 @@ def _learn_shares(forest, shares, p):
     if not len(X):
         return forest
     return _learn_partition(forest, X, y, p)
-
-
-def _train_partition(template, seed, X, y, p):
-    """A partition's sub-forest: `template`'s parameters, `seed`, trained on partition `p`."""
-    X, y = _partition_data(X, y, p)
-    forest = template.clone({"seed": seed})
-    with serial():
-        forest.learn_many(X, y)
-    return forest
 
 
 def _with_trees(forest, trees):

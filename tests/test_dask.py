@@ -245,6 +245,19 @@ def test_split_partitions_is_one_forest_for_a_seed_and_a_partition_layout(client
     assert two_groups.n_estimators == 6  # 2 groups of ceil(5 / 2) trees, other rows each
     for other in (other_seed, two_groups):
         assert not np.array_equal(_predictions(other, X[1200:]), _predictions(runs[0], X[1200:]))
+    # without mix too: the forest of the sub-forests built and learned in this process,
+    # run after run (every sub-forest is made by the caller, none on a worker)
+    model = cls(n_estimators=10, seed=11)
+    template = model.clone({"n_estimators": 3, **rfd.partition_budget(model, 3)})
+    subs = []
+    for p in range(4):
+        sub = template.clone({"seed": rfd.partition_seed(model, p)})
+        sub.learn_many(Xd.partitions[p].compute(), yd.partitions[p].compute())
+        subs.append(sub)
+    expected = _predictions(river_forests.merge(subs), X[1200:])
+    for _ in range(3):
+        apart = rfd.learn(model, Xd, yd, split="partitions", mix=False)
+        np.testing.assert_array_equal(_predictions(apart, X[1200:]), expected)
     # more groups than rows: some groups learn nothing, no row is lost
     Xs, ys = dd.from_pandas(X[:12], npartitions=4), dd.from_pandas(y[:12], npartitions=4)
     many = rfd.learn(cls(n_estimators=2, seed=11), Xs, ys, split="partitions", groups=20,
