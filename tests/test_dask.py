@@ -212,7 +212,8 @@ def test_split_partitions_on_ordered_partitions_is_close_to_the_sequential_fores
     cls = river_forests.MondrianForestClassifier
     X, y = _ordered_frames(6000)
     test, truth = _ordered_frames(2000, seed=1)
-    Xd, yd = dd.from_pandas(X, npartitions=6, sort=False), dd.from_pandas(y, npartitions=6, sort=False)
+    Xd = dd.from_pandas(X, npartitions=6, sort=False)
+    yd = dd.from_pandas(y, npartitions=6, sort=False)
     lengths = [len(Xd.partitions[p].compute()) for p in range(6)]
     sequential = _sequential(cls(n_estimators=6, seed=7), Xd, yd)
     mixed = rfd.learn(cls(n_estimators=6, seed=7), Xd, yd, split="partitions")
@@ -236,7 +237,8 @@ def test_split_partitions_is_one_forest_for_a_seed_and_a_partition_layout(client
     seed or the number of groups changes the forest."""
     cls = river_forests.PurelyRandomForestClassifier
     X, y = _ordered_frames(1500)
-    Xd, yd = dd.from_pandas(X[:1200], npartitions=4, sort=False), dd.from_pandas(y[:1200], npartitions=4, sort=False)
+    Xd = dd.from_pandas(X[:1200], npartitions=4, sort=False)
+    yd = dd.from_pandas(y[:1200], npartitions=4, sort=False)
     runs = [rfd.learn(cls(n_estimators=5, seed=11), Xd, yd, split="partitions") for _ in range(2)]
     np.testing.assert_array_equal(_predictions(runs[0], X[1200:]), _predictions(runs[1], X[1200:]))
     assert runs[0].n_estimators == 6  # min(4, ceil(5 / 2)) = 3 groups of ceil(5 / 3) trees

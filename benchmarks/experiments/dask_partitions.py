@@ -35,7 +35,8 @@ learned ``rounds`` times (interleaved, the best time kept: a shared machine only
 time), and its forests must predict alike in every round (``same``: bit-identical
 probabilities). Bytes moved: every worker's incoming transfers from other workers
 (``Worker.transfer_incoming_log``, cleared before each call): rows (groups' shares and whole
-partitions); and the merged forest's pickle (what comes back to the caller). Writes ``results/experiments/dask_partitions.md`` and
+partitions); and the merged forest's pickle (what comes back to the caller). Writes
+``results/experiments/dask_partitions.md`` and
 ``.png`` (``_quick`` names with ``--quick``).
 """
 
@@ -127,8 +128,9 @@ def ways(data: str, n_partitions: int) -> list[str]:
     """The distributed ways measured on `n_partitions` partitions of `data`."""
     from river_forests.distributed import default_groups
 
-    one_a_group = data == "covtype" and default_groups(TREES, n_partitions) != min(n_partitions, TREES)
-    return [w for w in WAYS if w != "mix, G = trees" or one_a_group]
+    one_a_group = min(n_partitions, TREES)
+    return [w for w in WAYS if w != "mix, G = trees"
+            or (data == "covtype" and default_groups(TREES, n_partitions) != one_a_group)]
 
 
 def groups(way: str, n_partitions: int) -> int | None:
@@ -188,7 +190,8 @@ def compare(data: str, forest: str, rows: int, held: int, layouts: list, seeds: 
                     runs.append({"order": order, "layout": "all", "way": "sequential",
                                  "seed": seed, "round": round_, "seconds": seconds,
                                  "accuracy": _accuracy(sequential, test, truth),
-                                 "digest": _digest(sequential, test), "moved": 0, "moved_partitions": 0,
+                                 "digest": _digest(sequential, test), "moved": 0,
+                                 "moved_partitions": 0,
                                  "groups": None,
                                  "trees": sequential.n_estimators})
                     for layout in layouts:
@@ -197,7 +200,8 @@ def compare(data: str, forest: str, rows: int, held: int, layouts: list, seeds: 
                             client.run(_clear)
                             t = time.perf_counter()
                             learned = rfd.learn(model, Xp, yp, split="partitions",
-                                                mix=way != "no mix", groups=groups(way, Xp.npartitions))
+                                                mix=way != "no mix",
+                                                groups=groups(way, Xp.npartitions))
                             seconds = time.perf_counter() - t
                             runs.append({
                                 "order": order, "layout": str(layout), "way": way,
@@ -287,7 +291,8 @@ def _table(res: dict) -> list[str]:
         body.append([
             r["order"], "-" if seq else r["partitions"], r["way"],
             "-" if r["groups"] is None else r["groups"], r["trees"],
-            f"{r['accuracy']:.4f}", "" if seq else f"{100 * r['gap']:+.1f} ± {100 * r['gap_se']:.1f}",
+            f"{r['accuracy']:.4f}",
+            "" if seq else f"{100 * r['gap']:+.1f} ± {100 * r['gap_se']:.1f}",
             f"{r['seed1']:.4f}", "" if seq else f"{100 * r['gap_seed1']:+.1f}",
             f"{r['seconds']:.2f}", "" if seq else f"{r['ratio']:.2f}",
             "" if seq else f"{r['moved'] / 2**20:.1f} MiB ({r['moved'] / r['table']:.0%})",
@@ -320,44 +325,45 @@ def plot(results: list, path) -> None:
     _common.save_figure(fig, path, TITLE, title_size=11, dpi=110)
 
 
+#: the report's paragraphs
+CLAIM = (
+    "The claim: `split=\"partitions\"` with `mix=True` (the default: every partition's rows "
+    "dealt across G groups, group g's sub-forest learning rows g, g + G, ... of every "
+    "partition, in order) is as accurate as the sequential forest "
+    "whether the partitions follow the file's order or not; `mix=False` (a sub-forest per "
+    "partition on its rows alone, the behaviour before) falls behind on ordered partitions.")
+SETUP = (
+    "The setup: 10 trees, default parameters, seeds 1 to n (n given with each table; "
+    "accuracy: mean over the seeds; `vs sequential`: the mean of each seed's difference, in "
+    "points, ± its standard error); `groups`: G of `mix` (default `default_groups`: "
+    "min(partitions, ceil(trees / 2)); `mix, G = trees`: one tree a group, "
+    "min(partitions, trees)); `sequential`: `learn_many` over all the training "
+    "rows in order, one thread (`serial()`), in the calling process; `mix` and `no mix`: "
+    "`distributed.learn(split=\"partitions\")` on a `LocalCluster` of 2 one-thread worker "
+    "processes, the partitions persisted on it first, the time from the call to the forest "
+    "back. Time: seed 1, best of {rounds} interleaved rounds; `same "
+    "forest`: seed 1's forests predict bit-identical probabilities in every round. Bytes "
+    "moved between workers (the workers' incoming transfers, Dask's size estimates, median "
+    "of the rounds): `rows moved`, groups' shares and whole partitions (where Dask ran a "
+    "partition's task on the other worker), and what part of the training table's bytes "
+    "that is; `forest back`: the merged forest's pickle, what comes back to the caller. "
+    "The sub-forests also move, to the merge's worker (at most the merged forest's bytes "
+    "once more): Dask does not know their size, so they are not counted. Ordered: the "
+    "file's order, partitions of consecutive rows; shuffled: the training rows shuffled once "
+    "(seed 0); the test rows the same. covtype: the first rows learned, the next ones tested; "
+    "elec: one partition per week (336 rows), the tail tested.")
+
+
 def report(results: dict, quick: bool) -> None:
     md, png = _common.outputs("dask_partitions", quick)
     wanted = jobs(quick)
     done = [results[k] for k, _ in wanted if k in results]
     missing = _common.missing(wanted, results)
-    cmd = "python -m benchmarks experiment dask_partitions" + (" --quick" if quick else "") + " --jobs 1"
-    lines = [
-        f"# {TITLE}" + (" (quick)" if quick else ""),
-        "",
-        f"`{cmd}`; {_common.version_line()}.",
-        "",
-        "The claim: `split=\"partitions\"` with `mix=True` (the default: every partition's rows "
-        "dealt across G groups, group g's sub-forest learning rows g, g + G, ... of every "
-        "partition, in order) is as accurate as the sequential forest "
-        "whether the partitions follow the file's order or not; `mix=False` (a sub-forest per "
-        "partition on its rows alone, the behaviour before) falls behind on ordered partitions.",
-        "",
-        "The setup: 10 trees, default parameters, seeds 1 to n (n given with each table; "
-        "accuracy: mean over the seeds; `vs sequential`: the mean of each seed's difference, in "
-        "points, ± its standard error); `groups`: G of `mix` (default `default_groups`: "
-        "min(partitions, ceil(trees / 2)); `mix, G = trees`: one tree a group, "
-        "min(partitions, trees)); `sequential`: `learn_many` over all the training "
-        "rows in order, one thread (`serial()`), in the calling process; `mix` and `no mix`: "
-        "`distributed.learn(split=\"partitions\")` on a `LocalCluster` of 2 one-thread worker "
-        "processes, the partitions persisted on it first, the time from the call to the forest "
-        f"back. Time: seed 1, best of {wanted[0][1]['rounds']} interleaved rounds; `same "
-        "forest`: seed 1's forests predict bit-identical probabilities in every round. Bytes "
-        "moved between workers (the workers' incoming transfers, Dask's size estimates, median "
-        "of the rounds): `rows moved`, groups' shares and whole partitions (where Dask ran a "
-        "partition's task on the other worker), and what part of the training table's bytes "
-        "that is; `forest back`: the merged forest's pickle, what comes back to the caller. "
-        "The sub-forests also move, to the merge's worker (at most the merged forest's bytes "
-        "once more): Dask does not know their size, so they are not counted. Ordered: the "
-        "file's order, partitions of consecutive rows; shuffled: the training rows shuffled once "
-        "(seed 0); the test rows the same. covtype: the first rows learned, the next ones tested; "
-        "elec: one partition per week (336 rows), the tail tested.",
-        "",
-    ]
+    quick_flag = " --quick" if quick else ""
+    lines = [f"# {TITLE}" + (" (quick)" if quick else ""), "",
+             f"`python -m benchmarks experiment dask_partitions{quick_flag} --jobs 1`; "
+             f"{_common.version_line()}.", "",
+             CLAIM, "", SETUP.format(rounds=wanted[0][1]["rounds"]), ""]
     if missing:
         lines += [_common.missing_line(missing), ""]
     for res in done:
