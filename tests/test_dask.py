@@ -3,7 +3,9 @@
 What it pins: split="trees" gives exactly the forest learn_many over the partitions in
 order gives (every estimator whose trees learn apart), from a fresh or a trained model, for
 more or fewer trees than workers; split="partitions" is reproducible and close to it on
-held-back rows; a worker that dies mid-run or a task that raises once changes nothing in
+held-back rows, and with its rows dealt across groups (mix, the default) close to it on
+partitions in the data's order too, where a sub-forest per partition (mix=False) is not; a
+worker that dies mid-run or a task that raises once changes nothing in
 the result; bad inputs fail clearly, and the model passed in is never changed.
 """
 
@@ -157,19 +159,113 @@ def test_split_partitions_is_close_to_the_sequential_forest_and_reproducible(cli
     trained = cls(n_estimators=2, seed=5)
     trained.learn_many(X[:500], y[:500])
     grown = rfd.learn(trained, Xd, yd, split="partitions")
-    assert grown.n_estimators == 2 + 3
+    assert grown.n_estimators == 2 + 2  # one group (two trees a group) of two trees
     assert grown.trees[0].samples_seen == trained.trees[0].samples_seen
 
 
-def test_split_partitions_moves_no_rows_between_partitions(client):
-    """Each partition's sub-forest learns its own rows only: a sub-forest's trees have seen
-    exactly its partition's length."""
+def test_split_partitions_without_mix_moves_no_rows_between_partitions(client):
+    """mix=False: each partition's sub-forest learns its own rows only: a sub-forest's trees
+    have seen exactly its partition's length."""
     cls = river_forests.PurelyRandomForestClassifier
     X, y = _frames(n=900)
     Xd, yd = dd.from_pandas(X, npartitions=3), dd.from_pandas(y, npartitions=3)
     lengths = [len(Xd.partitions[p].compute()) for p in range(3)]
-    forest = rfd.learn(cls(n_estimators=3, seed=1), Xd, yd, split="partitions")
+    forest = rfd.learn(cls(n_estimators=3, seed=1), Xd, yd, split="partitions", mix=False)
     assert [t.samples_seen for t in forest.trees] == lengths
+
+
+def test_share_rows_deal_every_row_once_and_evenly():
+    """Group g takes every G-th row of each partition, the count starting p rows later in
+    partition p: every row goes to one group, in order; over partitions of a length that is
+    not a multiple of G the groups' totals differ by at most a few rows (without the shift,
+    the first groups would take one more row of every partition)."""
+    for lengths in ([7, 5, 9, 3, 4, 0, 1], [1003] * 7):
+        for n_groups in (1, 2, 3, 4, 10):
+            totals = [0] * n_groups
+            for p, n in enumerate(lengths):
+                shares = [rfd.share_rows(n, p, g, n_groups) for g in range(n_groups)]
+                assert sorted(np.concatenate(shares).tolist()) == list(range(n))
+                for g, share in enumerate(shares):
+                    assert np.all(np.diff(share) == n_groups)  # in order, every G-th row
+                    totals[g] += len(share)
+            if lengths[0] == 1003:
+                assert max(totals) - min(totals) <= 3, (n_groups, totals)
+
+
+def _ordered_frames(n, seed=0):
+    """A stream in the order of x0 (regions, as a file sorted by day, shop or sensor): the
+    class boundary on x1 moves with x0, so a tree that saw one range of x0 predicts the
+    others wrong."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.random((n, 2)), columns=["x0", "x1"])
+    X = X.sort_values("x0", ignore_index=True)
+    y = (X.x1 > 0.5 + 0.35 * np.sin(4 * np.pi * X.x0)).astype(int)
+    return X, y
+
+
+def test_split_partitions_on_ordered_partitions_is_close_to_the_sequential_forest(client):
+    """Six partitions of consecutive rows of a stream in x0's order: with mix (the default)
+    every tree learns a third of every partition (3 groups of 2 trees), in order, and the
+    merged forest is within 3 points of the sequential one on rows from the whole space; a
+    sub-forest per partition (mix=False) each knows a sixth of x0's range and falls well
+    behind. Each group's trees saw the group's share of every partition."""
+    cls = river_forests.MondrianForestClassifier
+    X, y = _ordered_frames(6000)
+    test, truth = _ordered_frames(2000, seed=1)
+    Xd = dd.from_pandas(X, npartitions=6, sort=False)
+    yd = dd.from_pandas(y, npartitions=6, sort=False)
+    lengths = [len(Xd.partitions[p].compute()) for p in range(6)]
+    sequential = _sequential(cls(n_estimators=6, seed=7), Xd, yd)
+    mixed = rfd.learn(cls(n_estimators=6, seed=7), Xd, yd, split="partitions")
+    apart = rfd.learn(cls(n_estimators=6, seed=7), Xd, yd, split="partitions", mix=False)
+
+    def accuracy(forest):
+        return (forest.predict_many(test).to_numpy() == truth.to_numpy()).mean()
+
+    ours, theirs, old = accuracy(mixed), accuracy(sequential), accuracy(apart)
+    assert ours > 0.85 and abs(ours - theirs) <= 0.03, (ours, theirs)
+    assert old < theirs - 0.05, (old, theirs)
+    assert rfd.default_groups(6, 6) == 3 and mixed.n_estimators == 6  # 3 groups of 2 trees
+    assert [t.samples_seen for t in mixed.trees] == [
+        sum(len(rfd.share_rows(n, p, g, 3)) for p, n in enumerate(lengths))
+        for g in range(3) for _ in range(2)]
+
+
+def test_split_partitions_is_one_forest_for_a_seed_and_a_partition_layout(client):
+    """Same seed, same partitions: bit-identical predictions, run after run (each group's
+    seed comes from the model's seed and the group's number, its rows from the layout); the
+    seed or the number of groups changes the forest."""
+    cls = river_forests.PurelyRandomForestClassifier
+    X, y = _ordered_frames(1500)
+    Xd = dd.from_pandas(X[:1200], npartitions=4, sort=False)
+    yd = dd.from_pandas(y[:1200], npartitions=4, sort=False)
+    runs = [rfd.learn(cls(n_estimators=5, seed=11), Xd, yd, split="partitions") for _ in range(2)]
+    np.testing.assert_array_equal(_predictions(runs[0], X[1200:]), _predictions(runs[1], X[1200:]))
+    assert runs[0].n_estimators == 6  # min(4, ceil(5 / 2)) = 3 groups of ceil(5 / 3) trees
+    other_seed = rfd.learn(cls(n_estimators=5, seed=12), Xd, yd, split="partitions")
+    two_groups = rfd.learn(cls(n_estimators=5, seed=11), Xd, yd, split="partitions", groups=2)
+    assert two_groups.n_estimators == 6  # 2 groups of ceil(5 / 2) trees, other rows each
+    for other in (other_seed, two_groups):
+        assert not np.array_equal(_predictions(other, X[1200:]), _predictions(runs[0], X[1200:]))
+    # without mix too: the forest of the sub-forests built and learned in this process,
+    # run after run (every sub-forest is made by the caller, none on a worker)
+    model = cls(n_estimators=10, seed=11)
+    template = model.clone({"n_estimators": 3, **rfd.partition_budget(model, 3)})
+    subs = []
+    for p in range(4):
+        sub = template.clone({"seed": rfd.partition_seed(model, p)})
+        sub.learn_many(Xd.partitions[p].compute(), yd.partitions[p].compute())
+        subs.append(sub)
+    expected = _predictions(river_forests.merge(subs), X[1200:])
+    for _ in range(3):
+        apart = rfd.learn(model, Xd, yd, split="partitions", mix=False)
+        np.testing.assert_array_equal(_predictions(apart, X[1200:]), expected)
+    # more groups than rows: some groups learn nothing, no row is lost
+    Xs, ys = dd.from_pandas(X[:12], npartitions=4), dd.from_pandas(y[:12], npartitions=4)
+    many = rfd.learn(cls(n_estimators=2, seed=11), Xs, ys, split="partitions", groups=20,
+                     trees_per_partition=1)
+    assert many.n_estimators == 20 and sum(t.samples_seen for t in many.trees) == 12
+    assert sorted(t.samples_seen for t in many.trees)[:8] == [0] * 8
 
 
 def _flaky_chunk(spec):
@@ -256,6 +352,17 @@ def test_bad_inputs_fail_clearly(client, monkeypatch):
         rfd.learn(M(), Xd, yd, split="trees", trees_per_partition=2)
     with pytest.raises(ValueError, match="retries"):
         rfd.learn(M(), Xd, yd, retries=-1)
+    with pytest.raises(ValueError, match="mix must be True or False"):
+        rfd.learn(M(), Xd, yd, split="partitions", mix="yes")
+    with pytest.raises(ValueError, match="mix is for split='partitions'"):
+        rfd.learn(M(), Xd, yd, split="trees", mix=False)
+    for bad in (0, -1, 2.0, True):
+        with pytest.raises(ValueError, match="groups must be an int >= 1"):
+            rfd.learn(M(), Xd, yd, split="partitions", groups=bad)
+    with pytest.raises(ValueError, match="groups is for split='partitions'"):
+        rfd.learn(M(), Xd, yd, split="trees", groups=2)
+    with pytest.raises(ValueError, match="groups is for split='partitions' with mix=True"):
+        rfd.learn(M(), Xd, yd, split="partitions", mix=False, groups=2)
     dated = X.assign(when=pd.Timestamp("2020-01-01"))
     with pytest.raises(TypeError, match="when"):
         rfd.learn(M(), dd.from_pandas(dated, npartitions=3), yd)
