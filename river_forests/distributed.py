@@ -177,8 +177,8 @@ def learn(model, X, y, split: str = "trees", *, mix: bool = True, groups: int | 
     if not isinstance(mix, bool):
         raise ValueError(f"mix must be True or False, got {mix!r}")
     if not mix and split != "partitions":
-        raise ValueError("mix is for split='partitions' (split='trees' moves no rows between "
-                         "groups of trees: each learns every partition)")
+        raise ValueError("mix=False is for split='partitions': with split='trees' every tree "
+                         "learns every partition in order, and no rows are dealt")
     for name, value in (("trees_per_partition", trees_per_partition), ("groups", groups)):
         if value is None:
             continue

@@ -354,7 +354,7 @@ def test_bad_inputs_fail_clearly(client, monkeypatch):
         rfd.learn(M(), Xd, yd, retries=-1)
     with pytest.raises(ValueError, match="mix must be True or False"):
         rfd.learn(M(), Xd, yd, split="partitions", mix="yes")
-    with pytest.raises(ValueError, match="mix is for split='partitions'"):
+    with pytest.raises(ValueError, match="mix=False is for split='partitions'"):
         rfd.learn(M(), Xd, yd, split="trees", mix=False)
     for bad in (0, -1, 2.0, True):
         with pytest.raises(ValueError, match="groups must be an int >= 1"):
