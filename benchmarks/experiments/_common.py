@@ -147,6 +147,14 @@ def outputs(name: str, quick: bool) -> tuple:
     return experiments.OUT / f"{stem}.md", experiments.OUT / f"{stem}.png"
 
 
+def heading(name: str, quick: bool, title: str, setup: str) -> list[str]:
+    """A report's first lines: its title, then the command that wrote it, `setup` (what was
+    measured how) and the code version and machine it ran on."""
+    return [f"# {title}", "",
+            f"`python -m benchmarks experiment {name}{' --quick' if quick else ''}`; {setup}; "
+            f"{version_line()}; {machine()}.", ""]
+
+
 def pyplot():
     """matplotlib's pyplot on the Agg backend (no display)."""
     import matplotlib

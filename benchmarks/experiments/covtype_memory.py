@@ -73,9 +73,8 @@ def report(results: dict, quick: bool) -> None:
         mem = r["memory"][-1][1] / 1e6
         rows.append([name, f"{r['n']:,}", f"{100 * r['accuracy']:.2f}%", f"{r['samples_per_s']:,.0f}",
                      f"{mem:,.1f}", " / ".join(f"{m / 1e6:,.1f}" for _, m in r["memory"])])
-    lines = ["# Memory and speed on covtype's first 200,000 rows", "",
-             f"`python -m benchmarks experiment {NAME}{' --quick' if quick else ''}`; 10 trees, seed "
-             f"{SEED}; {_common.version_line()}; {_common.machine()}.", ""]
+    lines = _common.heading(NAME, quick, "Memory and speed on covtype's first 200,000 rows",
+                            f"10 trees, seed {SEED}")
     lines += _common.markdown_table(["model", "rows", "accuracy", "samples/s", "MB at the end",
                                      "MB at each quarter"], rows) + [""]
     mf, amf, arf = (results.get(k) for k in ("MondrianForestClassifier", "AMFClassifier", "ARFClassifier"))

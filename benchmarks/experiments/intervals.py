@@ -269,10 +269,9 @@ def report(results: dict, quick: bool) -> None:
     from benchmarks.experiments import _common
 
     md, png = _common.outputs(NAME, quick)
-    lines = ["# Prediction intervals", "",
-             f"`python -m benchmarks experiment {NAME}{' --quick' if quick else ''}`; 10 trees, "
-             f"seed 42; prequential (each interval before its sample is learned); "
-             f"{_common.version_line()}; {_common.machine()}.", ""]
+    lines = _common.heading(NAME, quick, "Prediction intervals",
+                            "10 trees, seed 42; prequential (each interval before its sample is "
+                            "learned)")
     miss = _common.missing(jobs(quick), results)
     if miss:
         lines += [_common.missing_line(miss), ""]

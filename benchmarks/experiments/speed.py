@@ -184,11 +184,10 @@ def _store_ratios() -> tuple[list, str]:
 
 def report(results: dict, quick: bool) -> None:
     md, _ = _common.outputs(NAME, quick)
-    lines = ["# Speed, as ratios measured in one run", "",
-             f"`python -m benchmarks experiment {NAME}{' --quick' if quick else ''}`; {TREES} trees, "
-             f"seed {SEED}; {_common.version_line()}; {_common.machine()}. Best of {ROUNDS} rounds for "
-             f"ours, {RIVER_ROUNDS} for river's (interleaved, in one process per setting); "
-             "prequential, the models' calls timed.", ""]
+    lines = _common.heading(NAME, quick, "Speed, as ratios measured in one run",
+                            f"{TREES} trees, seed {SEED}; best of {ROUNDS} rounds for ours, "
+                            f"{RIVER_ROUNDS} for river's (interleaved, in one process per "
+                            "setting); prequential, the models' calls timed")
     for job, title in (("elec-10000", "elec, first rows"), ("elec-all", "elec, every row")):
         r = results.get(job)
         if r is None:

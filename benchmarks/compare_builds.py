@@ -1,0 +1,130 @@
+"""Base against head: the speed of our forests at another commit and at this checkout, in one
+run, rounds interleaved.
+
+    python -m benchmarks.compare_builds 3c1d1d7                 # elec's first 10,000 rows and all of it
+    python -m benchmarks.compare_builds 3c1d1d7 --rounds 5 --rows 10000
+
+The base commit is checked out in a temporary git worktree and compiled there (``setup.py
+build_ext --inplace``: a few minutes); the head is this checkout as built (``pip install -e
+.``). Each round runs the base, then the head, each in a fresh process that imports its own
+``river_forests`` (checked) and this checkout's ``benchmarks`` (the same data for both): for
+every sequential classifier at its defaults (10 trees, seed 42), the samples/s of
+``learn_one`` alone and of ``predict_proba_one`` then ``learn_one`` (test-then-train) over the
+first N rows of elec (read as ``experiments._common.samples`` reads them), the clock around
+the whole loop. The best round of each is kept (a shared machine only ever adds time), and
+the head's speed is divided by the base's. Run it on an otherwise idle machine. Writes
+``results/experiments/compare_builds.md``. A tool for a change's before and after, beside
+the benchmark's ratios to river's models (``experiments/speed.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FORESTS = ["MondrianForestClassifier", "PurelyRandomForestClassifier",
+           "StreamPartitionForestClassifier", "BSPForestClassifier"]
+
+#: one round in a child process: argv = [root of the river_forests to time, rows, ...]
+_CHILD = r"""
+import gc, json, sys, time
+root, head, rows = sys.argv[1], sys.argv[2], [int(r) for r in sys.argv[3].split(",")]
+sys.path[:0] = [root, head]
+import river_forests
+assert river_forests.__file__.startswith(root), river_forests.__file__
+from benchmarks.experiments import _common
+out = {}
+for n in rows:
+    data = _common.samples("elec", n)
+    gc.collect()
+    gc.freeze()
+    for name in sys.argv[4].split(","):
+        cls = getattr(river_forests, name)
+        for mode in ("learn_one", "predict then learn"):
+            model = cls(n_estimators=10, seed=42)
+            t = time.perf_counter()
+            for x, y in data:
+                if mode != "learn_one":
+                    model.predict_proba_one(x)
+                model.learn_one(x, y)
+            out[f"{name}|{n}|{mode}"] = n / (time.perf_counter() - t)
+print(json.dumps(out))
+"""
+
+
+def _git(*args, cwd=ROOT) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def _round(root: Path, rows: list[int]) -> dict:
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(ROOT),
+                           ",".join(map(str, rows)), ",".join(FORESTS)],
+                          check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("base", help="the commit to compare this checkout with")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 45_312])
+    args = parser.parse_args(argv)
+    from benchmarks import store
+    from benchmarks.experiments import _common
+
+    base = _git("rev-parse", "--short=10", args.base)
+    head = store.our_version()  # refuses a checkout with uncommitted changes to the code
+    with tempfile.TemporaryDirectory(prefix="rf-base-") as tmp:
+        tree = Path(tmp) / "base"
+        _git("worktree", "add", "--detach", "-q", str(tree), base)
+        try:
+            print(f"compiling {base} in {tree} ...", file=sys.stderr, flush=True)
+            subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
+                           cwd=tree, check=True, capture_output=True)
+            best: dict = {}
+            for r in range(args.rounds):
+                for side, root in (("base", tree), ("head", ROOT)):
+                    for key, speed in _round(root, args.rows).items():
+                        best.setdefault(key, {}).setdefault(side, []).append(speed)
+                print(f"round {r + 1} of {args.rounds}", file=sys.stderr, flush=True)
+        finally:
+            _git("worktree", "remove", "--force", str(tree))
+    rows = []
+    for key, sides in best.items():
+        name, n, mode = key.split("|")
+        b, h = max(sides["base"]), max(sides["head"])
+        rows.append([name.replace("ForestClassifier", ""), f"{int(n):,}", mode, f"{b:,.0f}",
+                     f"{h:,.0f}", f"{h / b:.2f}x"])
+    lines = [f"# Base {base} against head {head['commit'][:10]}", "",
+             f"`python -m benchmarks.compare_builds {args.base} --rounds {args.rounds} --rows "
+             f"{' '.join(map(str, args.rows))}`; head code version `{head['key']}`; "
+             f"{_common.machine()}; load average {_common.load_average()}. elec's first rows, 10 "
+             f"trees, seed 42, every forest at its defaults; samples/s over the whole loop, best "
+             f"of {args.rounds} interleaved rounds.", ""]
+    lines += _common.markdown_table(["forest", "rows", "calls", f"base {base}", "head",
+                                     "head / base"], rows)
+    # test-then-train's cost over learning alone, at each end
+    lines += ["", "Test-then-train's cost over `learn_one` alone (learn_one samples/s over "
+              "predict-then-learn samples/s):", ""]
+    cost = []
+    for name in FORESTS:
+        for n in args.rows:
+            k = f"{name}|{n}|"
+            sides = [max(best[k + "learn_one"][s]) / max(best[k + "predict then learn"][s])
+                     for s in ("base", "head")]
+            cost.append([name.replace("ForestClassifier", ""), f"{n:,}", f"{sides[0]:.2f}",
+                         f"{sides[1]:.2f}"])
+    lines += _common.markdown_table(["forest", "rows", f"base {base}", "head"], cost)
+    out = ROOT / "benchmarks" / "results" / "experiments" / "compare_builds.md"
+    out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
