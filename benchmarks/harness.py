@@ -28,6 +28,12 @@ def metric_for(task: str):
     return metrics.Accuracy() if task == "clf" else metrics.MAE()
 
 
+def scored(metric) -> float:
+    """The samples `metric` (of `metric_for`) has scored: river's MAE of no sample is 0, an
+    accuracy of none 0, and neither may rank a model that never predicted."""
+    return float(metric.cm.total_weight if isinstance(metric, metrics.Accuracy) else metric._mean.n)
+
+
 def machine() -> dict:
     cpu = platform.processor() or ""
     try:
@@ -74,6 +80,8 @@ def run(stream, model_spec, data: list, data_key: str, mode: str, max_seconds: f
         if max_seconds is not None and time.monotonic() - wall > max_seconds and i < n:
             status = f"stopped after {i} of {n} samples: over {max_seconds:.0f} s"
             break
+    if status == "ok" and seen > 0 and scored(metric) == 0:
+        status = "no sample predicted"  # ranked last, as a run stopped early
     mode_fed = "one"
     if model_spec.family != "moa":
         from river_forests._progressive import run_mode

@@ -11,9 +11,10 @@ import json
 import subprocess
 
 import pytest
+from river import base
 
 import river_forests
-from benchmarks import models, render, runner, store
+from benchmarks import harness, models, render, runner, store
 from benchmarks import streams as registry
 from tests.conftest import ESTIMATORS
 
@@ -211,7 +212,7 @@ def test_moa_rows_are_skipped_with_the_reason_when_moa_cannot_run(tmp_store, mon
 
 
 def test_moa_runs_when_it_is_installed(tmp_store):
-    from benchmarks import harness, moa
+    from benchmarks import moa
 
     if moa.available():
         pytest.skip(f"MOA cannot run here: {moa.available()}")
@@ -232,3 +233,27 @@ def test_a_stream_not_yet_measured_for_every_model_is_left_out_of_the_ranks(tmp_
     text = render.render("full").read_text()
     assert "| iris | 0.910 | **0.920** |" in text and "| wine |" not in text
     assert "wine (no river ARF)" in text and "1 streams, 2 models" in text
+
+
+class _Mute(base.Classifier):
+    """A classifier that learns and never predicts (river's metrics of no sample are 0)."""
+
+    def learn_one(self, x, y):
+        pass
+
+    def predict_proba_one(self, x):
+        return {}
+
+
+def test_a_model_that_never_predicts_is_not_scored_zero():
+    """river's MAE of no sample is 0 and would rank first: such a run is recorded as not ok,
+    and ranks last, as a run stopped early."""
+    from benchmarks.streams import STREAMS
+
+    stream = STREAMS["iris"]
+    data = stream.samples()[:40]
+    spec = models.Model("mute", "river", "clf", lambda s: _Mute(), "mute")
+    record = harness.run(stream, spec, data, "d", "test")
+    assert record["seen"] == 40 and record["status"] == "no sample predicted"
+    ht = harness.run(stream, models.get("clf", "river HT"), data, "d", "test")
+    assert ht["status"] == "ok"
