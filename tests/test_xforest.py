@@ -162,19 +162,25 @@ def test_existing_splits_never_change_and_new_nodes_are_appended():
 # ------------------------------------------------ 2. a leaf splits only where justified
 
 
-def test_a_batch_of_one_class_never_splits():
-    rng = np.random.default_rng(2)
-    model = XForestClassifier(n_estimators=3, seed=1)
-    X, _ = noisy_batch(rng, 50)
-    model.learn_many(X, pd.Series(["a"] * 50))
+@pytest.mark.parametrize("regression", [False, True], ids=["classes", "values"])
+def test_a_batch_of_one_target_never_splits(regression):
+    """A batch whose rows all have one class (one value) splits nothing; a later such batch
+    splits nothing more, whatever its target."""
+    cls, batch = (XForestRegressor, regression_batch) if regression else \
+        (XForestClassifier, noisy_batch)
+    first, later = ([2.5], [-1.0]) if regression else (["a"], ["c1"])
+    rng = np.random.default_rng(32 if regression else 2)
+    model = cls(n_estimators=3, seed=1)
+    X, _ = batch(rng, 50)
+    model.learn_many(X, pd.Series(first * 50))
     assert [t.node_count for t in model.trees] == [1, 1, 1] and model.n_splits == 0
-    X, y = noisy_batch(rng, 80)
+    X, y = batch(rng, 80)
     model.learn_many(X, y)
     grown = [t.node_count for t in model.trees]
     assert all(c > 1 for c in grown)
     for _ in range(3):
-        X, _ = noisy_batch(rng, 80)
-        model.learn_many(X, pd.Series(["c1"] * 80))
+        X, _ = batch(rng, 80)
+        model.learn_many(X, pd.Series(later * 80))
         assert [t.node_count for t in model.trees] == grown
 
 
@@ -450,21 +456,26 @@ def _tree_votes(state, rows):
     return np.array([int(np.argmax(leaf_estimate(state, x))) for x in rows])
 
 
-def _spy_on_swaps(model):
+def _accuracy(state, rows, targets) -> float:
+    return float(np.mean(_tree_votes(state, rows) == targets))
+
+
+def _spy_on_swaps(model, score=_accuracy, name="acc"):
     """Wrap the forest's after-batch step: before it runs (the trees have learned the
-    batch), score each tree on the batch in Python; after it, see which trees changed."""
+    batch), score each tree on the batch in Python (`score(state, rows, targets)`, recorded
+    as `name`); after it, see which trees changed."""
     records = []
     original = model._after_batch
 
     def spy(core, rows, targets):
         old = list(core.trees)
-        acc = np.array([np.mean(_tree_votes(t.get_state(), rows) == targets) for t in old])
+        scores = np.array([score(t.get_state(), rows, targets) for t in old])
         k0 = core.n_replaced
         original(core, rows, targets)
         replaced = [i for i in range(len(old)) if core.trees[i] is not old[i]]
-        records.append(dict(acc=acc, replaced=replaced, k0=k0, rows=np.array(rows),
-                            targets=np.array(targets),
-                            new=[core.trees[i].get_state() for i in replaced]))
+        records.append({name: scores, "replaced": replaced, "k0": k0, "rows": np.array(rows),
+                        "targets": np.array(targets),
+                        "new": [core.trees[i].get_state() for i in replaced]})
 
     model._after_batch = spy
     return records
@@ -992,22 +1003,6 @@ def test_every_regression_split_of_a_batch_minimises_the_squared_error_and_leave
         assert checked > 20
 
 
-def test_a_batch_of_one_target_value_never_splits():
-    rng = np.random.default_rng(32)
-    model = XForestRegressor(n_estimators=3, seed=1)
-    X, _ = regression_batch(rng, 50)
-    model.learn_many(X, pd.Series([2.5] * 50))
-    assert [t.node_count for t in model.trees] == [1, 1, 1] and model.n_splits == 0
-    X, y = regression_batch(rng, 80)
-    model.learn_many(X, y)
-    grown = [t.node_count for t in model.trees]
-    assert all(c > 1 for c in grown)
-    for _ in range(3):
-        X, _ = regression_batch(rng, 80)
-        model.learn_many(X, pd.Series([-1.0] * 80))
-        assert [t.node_count for t in model.trees] == grown
-
-
 def test_regression_leaves_predict_their_mean():
     """smoothing=0: a tree predicts the mean target of the deepest node of the path with
     data, and the forest the mean of its trees."""
@@ -1097,25 +1092,9 @@ def test_a_regressor_pickled_mid_stream_predicts_and_resumes_identically(seed):
                                   model.predict_many(test, with_interval=True))
 
 
-def _regression_spy(model):
-    """Wrap the forest's after-batch step: score each tree (mean squared error of its leaf
-    means, smoothing 0) on the batch in Python before it runs; see which trees changed."""
-    records = []
-    original = model._after_batch
-
-    def spy(core, rows, targets):
-        old = list(core.trees)
-        mse = np.array([np.mean([(leaf_estimate(t.get_state(), x)[0] - v) ** 2
-                                 for x, v in zip(rows, targets)]) for t in old])
-        k0 = core.n_replaced
-        original(core, rows, targets)
-        replaced = [i for i in range(len(old)) if core.trees[i] is not old[i]]
-        records.append(dict(mse=mse, replaced=replaced, k0=k0, rows=np.array(rows),
-                            targets=np.array(targets),
-                            new=[core.trees[i].get_state() for i in replaced]))
-
-    model._after_batch = spy
-    return records
+def _squared_error(state, rows, targets) -> float:
+    """A tree's mean squared error of its leaf means (smoothing 0) on the rows."""
+    return float(np.mean([(leaf_estimate(state, x)[0] - v) ** 2 for x, v in zip(rows, targets)]))
 
 
 @pytest.mark.parametrize("n_swaps", [1, 2])
@@ -1124,7 +1103,7 @@ def test_the_regressor_replaces_its_trees_of_largest_squared_error(n_swaps):
     n_est, n = 4, 30
     model = XForestRegressor(n_estimators=n_est, n_swaps=n_swaps, max_features=1, seed=11,
                              smoothing=0.0)
-    records = _regression_spy(model)
+    records = _spy_on_swaps(model, _squared_error, "mse")
     for _ in range(40):
         model.learn_many(*regression_batch(rng, n, noise=2.0))
     swaps = [r for r in records if r["replaced"]]
