@@ -20,6 +20,7 @@ the benchmark's ratios to river's models (``experiments/speed.py``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -62,6 +63,22 @@ def _git(*args, cwd=ROOT) -> str:
                           text=True).stdout.strip()
 
 
+@contextlib.contextmanager
+def built(rev: str):
+    """Commit `rev` checked out in a temporary git worktree and compiled there
+    (``setup.py build_ext --inplace``); yields its root. Removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="rf-base-") as tmp:
+        tree = Path(tmp) / "base"
+        _git("worktree", "add", "--detach", "-q", str(tree), rev)
+        try:
+            print(f"compiling {rev} in {tree} ...", file=sys.stderr, flush=True)
+            subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
+                           cwd=tree, check=True, capture_output=True)
+            yield tree
+        finally:
+            _git("worktree", "remove", "--force", str(tree))
+
+
 def _round(root: Path, rows: list[int]) -> dict:
     done = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(ROOT),
                            ",".join(map(str, rows)), ",".join(FORESTS)],
@@ -80,21 +97,13 @@ def main(argv: list[str] | None = None) -> None:
 
     base = _git("rev-parse", "--short=10", args.base)
     head = store.our_version()  # refuses a checkout with uncommitted changes to the code
-    with tempfile.TemporaryDirectory(prefix="rf-base-") as tmp:
-        tree = Path(tmp) / "base"
-        _git("worktree", "add", "--detach", "-q", str(tree), base)
-        try:
-            print(f"compiling {base} in {tree} ...", file=sys.stderr, flush=True)
-            subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
-                           cwd=tree, check=True, capture_output=True)
-            best: dict = {}
-            for r in range(args.rounds):
-                for side, root in (("base", tree), ("head", ROOT)):
-                    for key, speed in _round(root, args.rows).items():
-                        best.setdefault(key, {}).setdefault(side, []).append(speed)
-                print(f"round {r + 1} of {args.rounds}", file=sys.stderr, flush=True)
-        finally:
-            _git("worktree", "remove", "--force", str(tree))
+    best: dict = {}
+    with built(base) as tree:
+        for r in range(args.rounds):
+            for side, root in (("base", tree), ("head", ROOT)):
+                for key, speed in _round(root, args.rows).items():
+                    best.setdefault(key, {}).setdefault(side, []).append(speed)
+            print(f"round {r + 1} of {args.rounds}", file=sys.stderr, flush=True)
     rows = []
     for key, sides in best.items():
         name, n, mode = key.split("|")
