@@ -26,8 +26,9 @@ Per seed (1 to 8 for the Mondrian forest on covtype, 1 to 5 on elec, 1 to 3 for 
 random forest; 1 to 2 with ``--quick``) it learns the forest (10 trees, defaults, that
 seed): ``sequential``, ``learn_many`` over all the training rows in order in this process,
 under ``river_forests._forest.serial()`` (one thread); ``mix``,
-``distributed.learn(split="partitions")`` (G = ``default_groups``); on covtype's 16
-partitions also ``mix, G = trees`` (``groups=10``, one tree a group); ``no mix``, the same
+``distributed.learn(split="partitions")`` (G = ``default_groups``); where one tree a group
+is other groups (covtype's 16 partitions, elec's 130) also ``mix, G = trees`` (``groups=10``):
+elec, the tuning half's stream, is where the default G is chosen; ``no mix``, the same
 with ``mix=False``. The
 partitions are persisted on the cluster before the clock starts; a distributed time runs
 from the call to the forest back in this process (the cluster's start excluded). Seed 1 is
