@@ -1,6 +1,7 @@
 """Consistent online random forests for river, with Cython-compiled trees."""
 
 from ._merge import merge
+from ._state import ModelFileError, from_state, load, save, to_state
 from .bsp import BSPForestClassifier, BSPForestRegressor
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor
@@ -19,5 +20,9 @@ __all__ = [
     "XForestClassifier",
     "XForestRegressor",
     "merge",
+    "save",
+    "load",
+    "to_state",
+    "from_state",
 ]
 __version__ = "0.2.0"

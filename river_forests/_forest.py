@@ -534,54 +534,24 @@ class BaseForest(base.Estimator, abc.ABC):
             self._core.learn_one(x, y, after=self._after_step, make_tree=self._tree_factory,
                                  **self._threads(self._batch_size()))
 
+    #: values of parameters added since 0.1 that reproduce a model pickled before them (the
+    #: migration from the pickles of 0.1 to 0.2, `river_forests._state.MIGRATIONS`)
+    _legacy_defaults: dict = {}
+
+    def __reduce__(self):
+        """Pickling goes through the model's one versioned state (`river_forests._state`):
+        the pickle holds plain data and the estimator's name, never a compiled class."""
+        from ._state import from_state, to_state
+
+        return (from_state, (to_state(self, strict=False),))
+
     def __setstate__(self, state):
-        # a model pickled before features_per_tree and max_width existed used every feature
-        # and an unbounded registry: its trees were built that way
-        legacy_detectors = "drift_detector" not in state
-        state.setdefault("drift_detector", None)
-        state.setdefault("warning_detector", None)
-        # before 0.3.0 a drift swapped at once, and the detectors were the forest's objects
-        state.setdefault("background_swap", "at_drift")
-        python_detectors = {k: state.pop(k, None) for k in (
-            "_drift_detectors", "_warning_detectors", "_drifts", "_warnings", "_drift_log",
-            "_n_watched")}
-        state.setdefault("features_per_tree", 2**31 - 1)
-        state.setdefault("max_width", 2**31 - 1)
-        state.setdefault("subsample_decay", 0.0)
-        # a model pickled before 0.2.0: the renamed parameters, and no memory budget (its
-        # trees are bounded by max_nodes, as they were built)
-        if "candidate_features" in state:  # the paper's lambda: a leaf tries 1 + Poisson(lambda)
-            state["max_features"] = state.pop("candidate_features") + 1.0
-        for old, new in RENAMED.items():
-            if old in state:
-                state.setdefault(new, state.pop(old))
-        if "memory_budget" not in state:
-            state["memory_budget"] = None
-            state["_budget_bytes"] = None
-        legacy_seed = state.pop("_master_seed", None)  # kept on the forest for a while
-        state.pop("_n_replaced", None)
-        self.__dict__.update(state)
-        if self._core.master_seed is None and legacy_seed is not None:
-            self._core._set_master_seed(legacy_seed)
-        # a core pickled before the forest kept its own state there has no master seed: its
-        # replacements derive from the forest's seed, or (seed=None) from one drawn now
-        if self._core.master_seed is None:
-            self._core._set_master_seed(
-                self.seed if self.seed is not None else random.SystemRandom().getrandbits(64))
-        if legacy_detectors:  # pickled before drift adaptation: none
-            self._reset_detectors()
-        elif python_detectors["_drift_detectors"] is not None:  # 0.2: run them as they were
-            self._core._set_watch_python(self.drift_detector, self.warning_detector, 0,
-                                         self.DRIFT_LOG)
-            log = python_detectors["_drift_log"]
-            n = self.n_estimators
-            self._core._set_watch_state({
-                "rule": 0, "templates": (self.drift_detector, self.warning_detector),
-                "adwins": None, "python": (python_detectors["_drift_detectors"],
-                                           python_detectors["_warning_detectors"]),
-                "duel": [(0.0, 0.0, 0.0)] * n, "pending": [False] * n,
-                "counts": (python_detectors["_drifts"], python_detectors["_warnings"], [0] * n),
-                "log": (list(log), self.DRIFT_LOG), "n_watched": python_detectors["_n_watched"]})
+        """A model pickled by 0.1 to 0.2 (its ``__dict__``): migrated to this release's state
+        and built from it (`river_forests._state.MIGRATIONS`)."""
+        from ._state import from_state
+
+        model = from_state({"version": 0, "estimator": type(self).__name__, "attrs": state})
+        self.__dict__.update(model.__dict__)
 
     # ------------------------------------------------------------------ construction
 
@@ -844,13 +814,6 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
     def _set_intervals(self, core) -> None:
         alpha = 0.0 if self.confidence_level is None else 1.0 - self.confidence_level
         core.set_intervals(alpha, **self.INTERVALS)
-
-    def __setstate__(self, state):
-        legacy = "confidence_level" not in state  # pickled before 0.3.0: no intervals yet
-        state.setdefault("confidence_level", SHARED_DEFAULTS["confidence_level"])
-        super().__setstate__(state)
-        if legacy:
-            self._set_intervals(self._core)
 
     def learn_one(self, x: dict, y: base.typing.RegTarget) -> None:
         if self.drift_detector is not None:

@@ -19,8 +19,9 @@ import numpy as np
 from ._core._features import _rebuild_registry
 from ._core._forest import ForestCore
 from ._core._random import tree_seed
-from ._core._tree import _rebuild_tree
+from ._core._tree import TREE_KINDS, tree_from_state
 from ._forest import BaseForest
+from ._state import _from_spec, to_state
 
 __all__ = ["merge"]
 
@@ -111,44 +112,48 @@ def merge(forests):
         if part._core.n_pending:
             part._core.flush(after=part._after_step, make_tree=part._make)
 
-    names, feature_index = _union(part._core.features.names for part in parts)
+    # every part as its versioned state (`river_forests._state.to_state`): the merge is
+    # made of those states, as a save or a pickle is
+    cores = [to_state(part, strict=False)["core"] for part in parts]
+    names, feature_index = _union(c["names"] for c in cores)
     if len(names) > first.max_width:
         raise ValueError(f"the forests know {len(names)} features together, more than "
                          f"max_width={first.max_width}: merge forests with a larger max_width")
-    labels, label_index = _union(part._core.labels for part in parts)
+    labels, label_index = _union(c["labels"] for c in cores)
 
     trees, background = [], []
-    for part in parts:
-        core = part._core
-        columns = np.array([feature_index[n] for n in core.features.names], dtype=np.int32)
-        classes = np.array([label_index[c] for c in core.labels], dtype=np.intp)
-        trees += [_renumbered(t, columns, classes, len(names)) for t in core.trees]
+    for c in cores:
+        columns = np.array([feature_index[n] for n in c["names"]], dtype=np.int32)
+        classes = np.array([label_index[k] for k in c["labels"]], dtype=np.intp)
+        trees += [_renumbered(t, columns, classes, len(names)) for t in c["trees"]]
         background += [None if b is None else _renumbered(b, columns, classes, len(names))
-                       for b in core.background]
+                       for b in c["forest"]["background"]]
 
+    forests_ = [c["forest"] for c in cores]
     master_seed = len(parts)
-    for part in parts:
-        master_seed = tree_seed(master_seed ^ part._core.master_seed, -3)
-    state = dict(parts[0]._core._forest_state(), master_seed=master_seed, rng=None,
+    for f in forests_:
+        master_seed = tree_seed(master_seed ^ f["master_seed"], -3)
+    state = dict(forests_[0], master_seed=master_seed, rng=None,
                  pending_rows=[], pending_targets=[],
-                 n_replaced=sum(p._core.n_replaced for p in parts),
-                 n_batches=sum(p._core.n_batches for p in parts),
-                 background=[None if b is None else (type(b), b.get_state()) for b in background],
-                 n_background=sum(p._core.n_background for p in parts))
+                 n_replaced=sum(f["n_replaced"] for f in forests_),
+                 n_batches=sum(f["n_batches"] for f in forests_),
+                 background=[None if b is None else b.get_state() for b in background],
+                 n_background=sum(f["n_background"] for f in forests_))
     merged = forest_of(first, trees, names, labels, state,
-                       any(p._core.features.full_warned for p in parts), resize=True)
+                       any(c["full_warned"] for c in cores), resize=True)
     if merged.drift_detector is not None:
         # each tree keeps its detectors, counts and duel; the drift logs are joined
         offsets = np.cumsum([0] + [p.n_estimators for p in parts])
-        states = [p._core._watch_state() for p in parts]
-        joined = dict(states[0])
+        states = [f["watch"] for f in forests_]
+        joined = dict(states[0], templates=tuple(_from_spec(d) for d in states[0]["templates"]))
         for key in ("duel", "pending"):
             joined[key] = [v for w in states for v in w[key]]
         if joined["adwins"] is not None:
             joined["adwins"] = [v for w in states for v in w["adwins"]]
         if joined["python"] is not None:
             joined["python"] = tuple(None if states[0]["python"][k] is None else
-                                     [d for w in states for d in w["python"][k]] for k in (0, 1))
+                                     [_from_spec(d) for w in states for d in w["python"][k]]
+                                     for k in (0, 1))
         joined["counts"] = tuple([n for w in states for n in w["counts"][k]] for k in range(3))
         joined["log"] = ([(pos, int(i + off)) for w, off in zip(states, offsets)
                           for pos, i in w["log"][0]], merged.DRIFT_LOG)
@@ -199,14 +204,14 @@ def _union(lists):
     return out, index
 
 
-def _renumbered(tree, columns, classes, n_columns):
-    """A copy of `tree` for the merged registries: its registry column c is `columns[c]`, its
-    class k is `classes[k]`; the columns of the `n_columns` it never considered are offered
-    to it last."""
-    state = tree.get_state()
+def _renumbered(state, columns, classes, n_columns):
+    """The tree of the saved `state` for the merged registries: its registry column c is
+    `columns[c]`, its class k is `classes[k]`; the columns of the `n_columns` it never
+    considered are offered to it last."""
+    state = dict(state)
     considered = set(columns[:state["n_columns"]].tolist())
-    type(tree).remap_state(state, columns, classes)
-    new = _rebuild_tree(type(tree), state)
+    TREE_KINDS[state["kind"]].remap_state(state, columns, classes)
+    new = tree_from_state(state, columns=n_columns)
     unseen = np.array([c for c in range(n_columns) if c not in considered], dtype=np.int32)
     new.adopt_columns(unseen, n_columns)
     return new

@@ -213,6 +213,7 @@ class StreamPartitionForestClassifier(ForestClassifier):
     _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
                  "features_per_tree": 256}
     _budget_margin = 0.03
+    _legacy_defaults = _BEFORE_30
 
     __doc__ = forest_doc(
         "Online random forest with stream partitioning (Denil, Matheson & de Freitas, 2013).",
@@ -296,11 +297,6 @@ class StreamPartitionForestClassifier(ForestClassifier):
             split_confidence=float(self.split_confidence),
             tie_threshold=float(self.tie_threshold),
         )
-
-    def __setstate__(self, state):
-        for k, v in _BEFORE_30.items():
-            state.setdefault(k, v)
-        super().__setstate__(state)
 
     @property
     def n_splits(self) -> int:

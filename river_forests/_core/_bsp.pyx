@@ -50,6 +50,8 @@ from libc.string cimport memcpy
 
 import numpy as np
 
+from ._tree import register_kind
+
 from ._box cimport round_down, round_up
 from ._boxtree cimport BoxTree
 from ._hull cimport hull_add, hull_build, hull_contains, hull_perimeter, hull_reduce, line_hitting, line_separating
@@ -65,6 +67,9 @@ cdef class BSPTree(BoxTree):
     `fixed_budget`, `budget_scale`, `max_pairs`, `max_hull_vertices`, `max_leaf_points`."""
 
     split_kind = "oblique"
+    #: its predictions read none of these (hulls and kept points serve the cuts): a tree
+    #: that reads a mapped file leaves them there until it learns (`Tree.set_state`)
+    learn_only_pools = ("hulls", "points", "targets")
     # a merge renumbers the cut's second column and the kept points' classes too
     column_keys = Tree.column_keys + ("feature_b",)
     class_cell_keys = {"targets": 2}  # (y, w) a point
@@ -833,8 +838,8 @@ cdef class BSPTree(BoxTree):
 
     # ---------------------------------------------------------------- introspection, pickling
 
-    cpdef set_state(self, dict state):
-        Tree.set_state(self, state)
+    cpdef set_state(self, dict state, bint borrow=False, Py_ssize_t columns=-1):
+        Tree.set_state(self, state, borrow, columns)
         self.load_pairs()
 
     @property
@@ -882,3 +887,6 @@ cdef class BSPTree(BoxTree):
         pts = np.array([pool_block(&self.points, node)[k] for k in range(n * self.feature_capacity)])
         tg = np.array([pool_block(&self.targets, node)[k] for k in range(2 * n)])
         return pts.reshape(n, self.feature_capacity)[:, :self.n_features], tg.reshape(n, 2)
+
+
+register_kind(BSPTree)

@@ -257,10 +257,10 @@ cdef int conformal_set_state(Conformal* c, dict state) except -1:
     """Restore `conformal_get_state`'s dict into a calibrator made by `conformal_init` with
     the same window."""
     cdef int32_t i, n
-    cdef double[::1] scores = np.ascontiguousarray(state["scores"], dtype=np.float64)
-    cdef double[::1] lo = np.ascontiguousarray(state["lo"], dtype=np.float64)
-    cdef double[::1] hi = np.ascontiguousarray(state["hi"], dtype=np.float64)
-    cdef double[::1] h = np.ascontiguousarray(state["h"], dtype=np.float64)
+    cdef const double[::1] scores = np.ascontiguousarray(state["scores"], dtype=np.float64)
+    cdef const double[::1] lo = np.ascontiguousarray(state["lo"], dtype=np.float64)
+    cdef const double[::1] hi = np.ascontiguousarray(state["hi"], dtype=np.float64)
+    cdef const double[::1] h = np.ascontiguousarray(state["h"], dtype=np.float64)
     n = <int32_t>lo.shape[0]
     if state["window"] != c.window or scores.shape[0] > c.window or n > CONF_MAX_COLUMNS \
             or hi.shape[0] != n or h.shape[0] != n * CONF_BINS:

@@ -21,6 +21,7 @@ cdef class ForestCore:
     cdef readonly list labels                # class index -> label, in order of first sight
     cdef readonly bint classifier            # classification (True) or regression (False)
     cdef readonly bint vote                  # aggregate by majority vote instead of averaging
+    cdef bint borrowing                      # a tree reads a memory-mapped file (`_own`)
     cdef PyThread_type_lock lock             # held by every public method (see _lock.pxd)
     cdef double* acc                         # scratch: the aggregated prediction
     cdef double* tmp                         # scratch: one tree's prediction

@@ -28,11 +28,11 @@ from ._adwin cimport (adwin_estimation, adwin_get_state, adwin_init, adwin_nbyte
                       adwin_reset, adwin_set_state, adwin_update)
 from ._features cimport MAX_ABS, FeatureRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
-from ._random cimport rng_seed, rng_uniform
+from ._random cimport RNG, rng_seed, rng_uniform
 from ._tree cimport Tree, row_of
 
 from ._random import tree_seed
-from ._tree import _rebuild_tree
+from ._tree import tree_from_state
 
 from river.drift import ADWIN as _RiverADWIN
 
@@ -68,15 +68,144 @@ cdef inline bint _missing(object y):
 
 
 def _rebuild_core(trees, classifier, vote, names, max_width, full_warned, labels, forest=None):
+    """What a core pickled before 0.3 unpickles to: its parts as they were, for the forest's
+    `__setstate__`, which migrates the whole model (`river_forests._state.MIGRATIONS`)."""
+    return {"legacy_core": True,
+            "trees": [(type(t).__name__, (<Tree>t).get_state()) if isinstance(t, Tree)
+                      else (t[0].__name__, t[1]) for t in trees],
+            "classifier": classifier, "vote": vote, "names": list(names),
+            "max_width": max_width, "full_warned": full_warned, "labels": list(labels),
+            "forest": forest}
+
+
+def core_from_snapshot(dict snap, bint borrow=False):
+    """A core restored from `ForestCore.snapshot`'s dict (trees by kind name). Every part is
+    checked before anything is built (`check_snapshot`; the trees check their own states):
+    a snapshot that does not describe a forest raises ValueError."""
     from ._features import _rebuild_registry
 
-    core = ForestCore([_rebuild_tree(cls, state) for cls, state in trees], classifier, vote,
-                      _rebuild_registry(names, max_width, full_warned), labels)
-    if forest is not None:
-        core._set_forest_state(forest)
-    else:  # pickled before the forest kept its own state: the forest sets its master seed
-        core._set_master_seed(None)
+    check_snapshot(snap)
+    trees = [tree_from_state(t, borrow, len(snap["names"])) for t in snap["trees"]]
+    core = ForestCore(trees, snap["classifier"], snap["vote"],
+                      _rebuild_registry(snap["names"], snap["max_width"], snap["full_warned"]),
+                      snap["labels"])
+    core._set_forest_state(snap["forest"], borrow)
     return core
+
+
+def forest_rng_state(object master_seed):
+    """The generator state a core seeded with `master_seed` starts from (`_set_master_seed`)."""
+    cdef RNG r
+    rng_seed(&r, tree_seed(master_seed or 0, -1))
+    return (r.s0, r.s1, r.s2, r.s3)
+
+
+_I64 = 2**63
+
+
+cdef bint _int(object v, object low=0, object high=None):
+    """Whether `v` is an integer in [low, high) (high None: 2**63)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) \
+        and low <= v < (_I64 if high is None else high)
+
+
+def check_snapshot(dict snap):
+    """Raise ValueError unless `snap` has the shape of `ForestCore.snapshot`'s dict: what the
+    forest's compiled loops index (the trees' columns and classes within the registries, a
+    buffered row within the registry, per-tree lists as long as the trees) is in range."""
+    trees = snap.get("trees")
+    if not isinstance(trees, list) or not trees or not all(isinstance(t, dict) for t in trees):
+        raise ValueError("a forest's state needs a list of tree states")
+    names, labels = snap.get("names"), snap.get("labels")
+    if not isinstance(names, list) or not isinstance(labels, list):
+        raise ValueError("a forest's feature names and labels must be lists")
+    if not _int(snap.get("max_width"), 1, 2**31) or len(names) > snap["max_width"]:
+        raise ValueError("the feature registry holds more names than its max_width")
+    try:
+        if len(set(names)) != len(names) or len(set(labels)) != len(labels):
+            raise ValueError("a forest's feature names and labels must be distinct")
+    except TypeError:
+        raise ValueError("a feature name or label is not hashable") from None
+    classifier = snap.get("classifier")
+    if not isinstance(classifier, bool) or not isinstance(snap.get("vote"), bool) \
+            or not isinstance(snap.get("full_warned"), bool):
+        raise ValueError("a forest's 'classifier', 'vote' and 'full_warned' are bools")
+    forest = snap.get("forest")
+    if not isinstance(forest, dict):
+        raise ValueError("a forest's state needs its own state ('forest')")
+    background = forest.get("background")
+    if not isinstance(background, list) or len(background) != len(trees) \
+            or not all(b is None or isinstance(b, dict) for b in background):
+        raise ValueError("a forest's background trees must be a list as long as its trees")
+    for t in trees + [b for b in background if b is not None]:
+        if t.get("task") != (0 if classifier else 1):
+            raise ValueError("a tree's task is not the forest's")
+        if not _int(t.get("n_columns", 0), 0, len(names) + 1):
+            raise ValueError("a tree considered more columns than the registry holds")
+        if classifier and not _int(t.get("n_values", 0), 0, len(labels) + 1):
+            raise ValueError("a tree counts more classes than the forest knows")
+    for key in ("n_replaced", "n_batches", "batch_size", "n_background"):
+        if not _int(forest.get(key)):
+            raise ValueError(f"the forest's {key!r} must be an integer >= 0")
+    if forest.get("master_seed") is not None and not _int(forest["master_seed"], -_I64, 2**64):
+        raise ValueError("the forest's master seed must be an integer")
+    rng = forest.get("rng")
+    if not (isinstance(rng, (tuple, list)) and len(rng) == 4 and all(_int(v, 0, 2**64) for v in rng)
+            and any(rng)):
+        raise ValueError("the forest's generator state must be four 64-bit words, not all 0")
+    rows, targets = forest.get("pending_rows"), forest.get("pending_targets")
+    if not isinstance(rows, list) or not isinstance(targets, list) or len(rows) != len(targets) \
+            or len(rows) > max(forest["batch_size"], 0):
+        raise ValueError("the forest's buffered rows and targets do not match its batch size")
+    widest = max([t.get("n_columns", 0) for t in trees] + [0])
+    for r in rows:
+        if not (isinstance(r, np.ndarray) and r.dtype == np.float64 and r.ndim == 1
+                and len(r) <= len(names)):
+            raise ValueError("a buffered row must be a float64 row of the registry's width")
+    if rows and max(len(r) for r in rows) < widest:
+        raise ValueError("the buffered rows are narrower than the columns the trees read")
+    budget = forest.get("budget")
+    if not (isinstance(budget, (tuple, list)) and len(budget) >= 3
+            and all(_int(v, -_I64) for v in budget[:2])
+            and isinstance(budget[2], (int, float)) and 1 <= budget[2] <= 2**31):
+        raise ValueError("the forest's budget must be (bytes, fixed bytes, slots >= 1, ...)")
+    share = forest.get("background_share")
+    if not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
+        raise ValueError("the forest's background share must lie in [0, 1]")
+    watch = forest.get("watch")
+    if watch is not None:
+        if not isinstance(watch, dict):
+            raise ValueError("the detectors' state must be a dict")
+        for key in ("duel", "pending"):
+            if not isinstance(watch.get(key), list) or len(watch[key]) != len(trees):
+                raise ValueError(f"the detectors' {key!r} must be a list as long as the trees")
+        counts = watch.get("counts")
+        if not (isinstance(counts, (tuple, list)) and len(counts) == 3
+                and all(isinstance(c, list) and len(c) == len(trees) for c in counts)):
+            raise ValueError("the detectors' counts must be three lists as long as the trees")
+        for d in watch["duel"]:
+            if not (isinstance(d, (tuple, list)) and len(d) == 3
+                    and all(isinstance(v, float) for v in d)):
+                raise ValueError("a duel's state is three floats")
+        log = watch.get("log")
+        if not (isinstance(log, (tuple, list)) and len(log) == 2 and isinstance(log[0], list)
+                and _int(log[1], 1, 2**31) and len(log[0]) <= log[1]):
+            raise ValueError("the drift log must be (entries, most entries)")
+        if not all(isinstance(e, (tuple, list)) and len(e) == 2 and _int(e[0]) and _int(e[1], 0, len(trees))
+                   for e in log[0]):
+            raise ValueError("a drift log entry is (sample, tree)")
+        adwins = watch.get("adwins")
+        if adwins is not None and (not isinstance(adwins, list) or len(adwins) != len(trees)):
+            raise ValueError("the ADWIN states must be a list as long as the trees")
+        python = watch.get("python")
+        if python is not None and not (isinstance(python, (tuple, list)) and len(python) == 2
+                                       and isinstance(python[0], list) and len(python[0]) == len(trees)
+                                       and (python[1] is None or isinstance(python[1], list)
+                                            and len(python[1]) == len(trees))):
+            raise ValueError("the detectors must be lists as long as the trees")
+    intervals = forest.get("intervals")
+    if intervals is not None and (classifier or not isinstance(intervals, dict)):
+        raise ValueError("only a regressor has an interval calibrator")
 
 
 cdef class ForestCore:
@@ -176,14 +305,41 @@ cdef class ForestCore:
         return 0
 
     def __reduce__(self):
-        """A snapshot taken under the lock: the trees' states are copied here, not when pickle
-        later walks the objects (by then another thread may be growing them)."""
+        return (core_from_snapshot, (self.snapshot(),))
+
+    def _own(self):
+        """Trees that read a memory-mapped file (`Tree.borrowed`) get memory of their own
+        before anything changes them: each is replaced by a tree loaded from its state, as a
+        load without mapping would have made it (lock held)."""
+        cdef Py_ssize_t i
+        for i in range(len(self.trees)):
+            if self.trees[i].borrowed is not None:
+                self.trees[i] = tree_from_state(self.trees[i].borrowed, False, len(self.features.names))
+            if self.background[i] is not None and self.background[i].borrowed is not None:
+                self.background[i] = tree_from_state(self.background[i].borrowed, False,
+                                                     len(self.features.names))
+        self.borrowing = False
+        self.version += 1
+        self.rebudget()
+
+    @property
+    def borrows(self):
+        """Whether some tree reads a memory-mapped model file (`river_forests.load(path,
+        mmap=True)`) until the forest first learns."""
+        return self.borrowing
+
+    def snapshot(self):
+        """The core's whole state as plain data (trees as `Tree.get_state` dicts, which name
+        their kind), taken under the lock: the trees' states are copied here, not when a
+        caller later walks them (by then another thread may be growing them).
+        `core_from_snapshot` restores it."""
         acquire(self.lock)
         try:
-            trees = [(type(t), (<Tree>t).get_state()) for t in self.trees]
-            return (_rebuild_core, (trees, self.classifier, self.vote, list(self.features.names),
-                                    self.features.max_width, self.features.full_warned,
-                                    list(self.labels), self._forest_state()))
+            return {"trees": [(<Tree>t).get_state() for t in self.trees],
+                    "classifier": bool(self.classifier), "vote": bool(self.vote),
+                    "names": list(self.features.names), "max_width": self.features.max_width,
+                    "full_warned": bool(self.features.full_warned), "labels": list(self.labels),
+                    "forest": self._forest_state()}
         finally:
             release(self.lock)
 
@@ -194,7 +350,7 @@ cdef class ForestCore:
                 "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
                 "pending_rows": [r.copy() for r in self.pending_rows],
                 "pending_targets": list(self.pending_targets),
-                "background": [None if b is None else (type(b), (<Tree>b).get_state())
+                "background": [None if b is None else (<Tree>b).get_state()
                                for b in self.background],
                 "n_background": self.n_background, "watch": self._watch_state(),
                 "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes),
@@ -207,7 +363,7 @@ cdef class ForestCore:
         self.master_seed = None if seed is None else int(seed)
         rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
 
-    def _set_forest_state(self, dict state):
+    def _set_forest_state(self, dict state, bint borrow=False):
         self.master_seed = state["master_seed"]
         self.n_replaced = state["n_replaced"]
         self.n_batches = state["n_batches"]
@@ -215,17 +371,16 @@ cdef class ForestCore:
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
         self.pending_rows = list(state["pending_rows"])
         self.pending_targets = list(state["pending_targets"])
-        # drift adaptation (absent from a core pickled before it existed)
-        self.background = [None if b is None else _rebuild_tree(*b)
-                           for b in state.get("background", [None] * len(self.trees))]
-        self.n_background = state.get("n_background", 0)
+        self.background = [None if b is None else tree_from_state(b, borrow, len(self.features.names))
+                           for b in state["background"]]
+        self.borrowing = any(t.borrowed is not None for t in self.trees + self.background
+                             if t is not None)
+        self.n_background = state["n_background"]
         if state.get("watch") is not None:
             self._set_watch_state(state["watch"])
-        self.budget, self.budget_fixed, self.budget_slots = state.get(
-            "budget", (0, 0, max(1, len(self.trees))))[:3]
-        # before 0.3.0 a background tree had a whole share (two slots per tree)
-        self.background_share = state.get("background_share", 1.0)
-        intervals = state.get("intervals")  # absent before 0.3.0: no intervals
+        self.budget, self.budget_fixed, self.budget_slots = state["budget"][:3]
+        self.background_share = state["background_share"]
+        intervals = state["intervals"]
         if intervals is not None:
             self._set_intervals(intervals["alpha"], intervals["gamma"], intervals["window"],
                                 intervals["lr"], intervals["lr_beta"])
@@ -371,6 +526,8 @@ cdef class ForestCore:
         """`_start_background` under the model's lock."""
         acquire(self.lock)
         try:
+            if self.borrowing:
+                self._own()
             return self._start_background(i, make_tree)
         finally:
             release(self.lock)
@@ -383,6 +540,8 @@ cdef class ForestCore:
         """`_swap_in` under the model's lock."""
         acquire(self.lock)
         try:
+            if self.borrowing:
+                self._own()
             return self._swap_in(i, make_tree)
         finally:
             release(self.lock)
@@ -393,6 +552,8 @@ cdef class ForestCore:
         old tree or the new one."""
         acquire(self.lock)
         try:
+            if self.borrowing:
+                self._own()
             return self._replace_tree(i, make_tree)
         finally:
             release(self.lock)
@@ -825,6 +986,8 @@ cdef class ForestCore:
         cdef Tree tree
         acquire(self.lock)
         try:
+            if self.borrowing:
+                self._own()
             target = self._target(y)
             n_features = self.features.fill(x, True)
             if self.classifier and target >= len(self.labels):
@@ -1169,6 +1332,8 @@ cdef class ForestCore:
         their own), followed by `after` (see `_learn_batch_rows`)."""
         acquire(self.lock)
         try:
+            if self.borrowing:
+                self._own()
             rows, targets = self._checked_rows(values, names, ys, True)
             self._check_budget()
             if self.batch_size > 0:
@@ -1199,6 +1364,8 @@ cdef class ForestCore:
         cdef Tree tree
         acquire(self.lock)
         try:
+            if self.borrowing:
+                self._own()
             rows, targets = self._checked_rows(values, names, ys, False)
             self.pending_rows = []
             self.pending_targets = []

@@ -50,6 +50,8 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from ._tree import register_kind
+
 from ._axis cimport child
 from ._linear cimport linear_step, linear_value
 from ._box cimport extension, outside, padded
@@ -607,3 +609,6 @@ cdef class MondrianTree(BoxTree):
     @property
     def current_lifetime(self):
         return self.lifetime
+
+
+register_kind(MondrianTree)

@@ -226,9 +226,9 @@ cdef tuple pool_export(const Pool* pool, int32_t cols):
 cdef int pool_import(Pool* pool, object data, object offsets, object rows, int32_t cols) except -1:
     """Replace the pool's blocks with those of `pool_export`'s arrays (cells past `cols` in a
     row are zero)."""
-    cdef double[::1] d = np.ascontiguousarray(data, dtype=np.float64)
-    cdef long long[::1] o = np.ascontiguousarray(offsets, dtype=np.int64)
-    cdef int32_t[::1] r = np.ascontiguousarray(rows, dtype=np.int32)
+    cdef const double[::1] d = np.ascontiguousarray(data, dtype=np.float64)
+    cdef const long long[::1] o = np.ascontiguousarray(offsets, dtype=np.int64)
+    cdef const int32_t[::1] r = np.ascontiguousarray(rows, dtype=np.int32)
     cdef int32_t b, i
     cdef double* dst
     cdef int32_t stride = pool.stride

@@ -45,6 +45,7 @@ from ._boxtree cimport BoxTree
 from ._random cimport rng_randint, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, Tree,
                      add_stats)
+from ._tree import register_kind
 
 
 cdef class PurelyRandomTree(BoxTree):
@@ -260,3 +261,6 @@ cdef class PurelyRandomTree(BoxTree):
     def cuts_scheduled(self):
         """k_n: the cuts the schedule asks for after the samples learned so far."""
         return self.cuts_due()
+
+
+register_kind(PurelyRandomTree)

@@ -43,6 +43,8 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from ._tree import register_kind
+
 from ._axis cimport child
 from ._gaussian cimport (G_HIGH, G_LOW, G_MEAN, G_ROWS, gauss_add, gauss_below, gauss_scale, gauss_span,
                          gauss_variance, normal_below)
@@ -748,3 +750,6 @@ cdef class StreamPartitionTree(Tree):
             hist = hist.reshape(m, dims, PARTS, self.hists.stride)[:n, :, :, :self.n_values]
             out[j] = (cols, thr, hist)
         return out
+
+
+register_kind(StreamPartitionTree)

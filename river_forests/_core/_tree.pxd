@@ -137,6 +137,12 @@ cdef class Tree:
                                 # taken by `route`, cleared by any change of the nodes
     cdef long long n_reused     # walks `route` took from a prediction (not saved)
 
+    # --- a tree loaded memory-mapped (`set_state(state, borrow=True)`): bit k set when array
+    # k points into `borrowed`'s arrays (a file's pages), which the tree never writes,
+    # reallocates or frees; its forest gives it memory of its own before anything changes it
+    cdef unsigned long long borrowed_mask
+    cdef readonly object borrowed  # the state the borrowed arrays live in (None: none)
+
     # --- the tree's feature subspace: the width policy of every tree kind ---
     # A tree works on at most `features_per_tree` features, its slots: per-node rows (boxes, ...)
     # have one cell per slot, never one per feature the stream has shown. The first
@@ -217,7 +223,8 @@ cdef class Tree:
 
     # pickling
     cpdef dict get_state(self)
-    cpdef set_state(self, dict state)
+    cpdef set_state(self, dict state, bint borrow=*, Py_ssize_t columns=*)
+    cdef int _writable(self) except -1
 
 
 cdef inline void add_stats(Tree tree, int32_t node, double y, double w) noexcept nogil:

@@ -208,6 +208,10 @@ cdef object _export(Tree tree, ArraySpec* a):
 cdef class Tree:
     #: the router of the kind's interior nodes, saved in its state ("axis": _axis.child)
     split_kind = "axis"
+    #: the kind's pools its predictions never read: a tree loaded to predict from a mapped
+    #: file (`set_state(borrow=True)`) does not copy them; it reads them from its state when
+    #: its forest gives it memory of its own
+    learn_only_pools = ()
 
     def __cinit__(self, *args, **kwargs):
         # C fields start zeroed (pointers NULL); only the non-zero defaults are set here
@@ -265,7 +269,8 @@ cdef class Tree:
     def __dealloc__(self):
         cdef int k
         for k in range(self.n_arrays):
-            free(self.arrays_[k].ptr[0])
+            if not (self.borrowed_mask >> k) & 1:
+                free(self.arrays_[k].ptr[0])
             self.arrays_[k].ptr[0] = NULL
         for k in range(self.n_pools):
             pool_release(self.pools_[k].pool)
@@ -418,6 +423,7 @@ cdef class Tree:
         not considered (`unseen`, in order: features it never saw) as if they had come after
         its own, then every column of the registry counts as considered. A tree that keeps
         every feature gets them all, one that samples keeps a uniform sample of them all."""
+        self._writable()
         cdef Py_ssize_t i
         cdef int32_t k = self.n_columns
         if k + unseen.shape[0] != n_columns:
@@ -770,6 +776,7 @@ cdef class Tree:
         """XForest-Zero's refit (Xu et al., section 2.2), for every kind: clear the statistics
         (`clear_stats`), then count each row (weight 1) along its path by the statistics rule.
         No node is added, no cut moves, the generator is not drawn: only statistics change."""
+        self._writable()
         cdef Py_ssize_t i
         cdef int32_t depth, k, top = 0
         if self.task == TASK_CLASSIFICATION:
@@ -892,6 +899,7 @@ cdef class Tree:
         """Learn every row of `X` in order, exactly as that many `learn_sample` calls."""
         cdef Py_ssize_t i
         cdef int32_t n_features = <int32_t>X.shape[1]
+        self._writable()
         with nogil:
             self.reuse = 0
             for i in range(X.shape[0]):
@@ -931,6 +939,8 @@ cdef class Tree:
         object's own bytes (`sys.getsizeof` of an empty tree's storage) included."""
         max_bytes -= object.__sizeof__(self)
         self.max_bytes = max_bytes if max_bytes > 0 else 1
+        if self.borrowed_mask:  # it only predicts: its own copy will fit the budget
+            return
         with nogil:
             self.fit_budget()
 
@@ -979,69 +989,379 @@ cdef class Tree:
                 self.pools_[k].pool, cols)
         return state
 
-    cpdef set_state(self, dict state):
-        """Restore a state of `get_state` (any version: a key a kind added since is left at its
-        default)."""
+    cpdef set_state(self, dict state, bint borrow=False, Py_ssize_t columns=-1):
+        """Restore a state of `get_state` of this kind and of this version (an older one is
+        migrated first: `river_forests._state.MIGRATIONS`). Every key is checked before the
+        tree changes (`check_state`): a state that does not describe a tree of this kind
+        raises ValueError, whatever it holds. A key a kind declared after the state was made
+        is left at its default.
+
+        With `borrow`, each node array whose saved rows are laid out as the tree reads them
+        (C-contiguous, aligned, as many cells a row as the tree's width) is read where it
+        lies, not copied (a memory-mapped file's pages: `river_forests.load(path,
+        mmap=True)`); the tree then only predicts, until its forest gives it memory of its
+        own (`ForestCore._own`, a load without `borrow`).
+
+        `columns`: the width of the rows the tree will read (its forest's registry), which
+        its cuts must lie within (-1: the columns the state says it considered)."""
         cdef int k
         cdef ArraySpec* a
-        cdef int32_t n = len(state["left"])
-        cdef int32_t rows
-        version = state.get("version", 1)
-        if version > STATE_VERSION:
-            raise ValueError(f"tree state version {version} is newer than this river_forests "
-                             f"reads ({STATE_VERSION}): upgrade river_forests")
-        if state.get("kind", type(self).__name__) != type(self).__name__ \
-                or state.get("split", self.split_kind) != self.split_kind:
-            raise ValueError(f"a {state.get('kind')} state ({state.get('split')!r} cuts) cannot "
-                             f"load into a {type(self).__name__}")
-        if "features_per_tree" not in state and "max_features" in state:  # before 0.2.0
-            state = dict(state, features_per_tree=state["max_features"])
+        cdef int32_t n, rows
+        cdef size_t width
+        cdef cnp.ndarray view
+        self.check_state(state, columns)
+        self._unborrow()
+        n = <int32_t>len(state["left"])
         for k in range(self.n_scalars):
             name = self.scalars_[k].name.decode()
             if name in state:
                 self._set_scalar(name, state[name], False)
-        # version 1 (0.1.0) states: no subspace yet (slot d was column d), no offered count
-        if "n_columns" not in state:
-            self.n_columns = self.n_features
-        if "n_offered" not in state:
-            self.n_offered = self.n_seen
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
-        self._resize_features(doubled(self.feature_capacity, self.n_features))
         n_values = self.n_values
-        if self.value_stride == 0:  # widths as a new tree's (`__init__`), so a loaded tree
-            self._resize_values(2)  # grows its rows (and fills a byte budget) as it would have
-        self.ensure_values(max(n_values, 2))
+        if borrow:  # widths exactly the saved ones, so that saved rows are the tree's rows
+            self._resize_features(max(self.n_features, 1))
+            self._resize_values(max(n_values, 2))
+        else:
+            self._resize_features(doubled(self.feature_capacity, self.n_features))
+            if self.value_stride == 0:  # widths as a new tree's (`__init__`), so a loaded tree
+                self._resize_values(2)  # grows its rows (and fills a byte budget) as it would
+            self.ensure_values(max(n_values, 2))
         self.n_values = n_values
-        self._resize_nodes(max(n, 1))
+        if not borrow:
+            self._resize_nodes(max(n, 1))
+        else:
+            self.capacity = max(n, 1)
         self.n_nodes = n
         for k in range(self.n_arrays):
             a = &self.arrays_[k]
             rows = n if a.rows == ROWS_NODE else self.n_features
+            name = a.name.decode()
+            width = _stride(a)
+            if borrow and a.rows != ROWS_SLOT:
+                value = state.get(name) if a.saved and a.rows == ROWS_NODE else None
+                if value is not None and n > 0 and width > 0 \
+                        and (a.cols == NULL or <size_t>a.cols[0] == width) \
+                        and value.flags.c_contiguous and value.flags.aligned:
+                    view = value
+                    a.ptr[0] = cnp.PyArray_DATA(view)
+                    self.borrowed_mask |= 1ULL << k
+                    continue
+                grow_array(a.ptr, <size_t>_rows(self, a.rows) * width * _CELL_BYTES[a.cell])
             if a.rows == ROWS_PATH:
                 continue
-            _fill_cells(a.ptr[0], a.cell, 0, <size_t>rows * _stride(a), a.fill)
-            name = a.name.decode()
+            _fill_cells(a.ptr[0], a.cell, 0, <size_t>rows * width, a.fill)
             if a.saved and name in state and rows > 0:
                 values = np.asarray(state[name], dtype=_CELL_DTYPES[a.cell])
                 import_rows(a.ptr[0], _CELL_DTYPES[a.cell], values.reshape(rows, -1),
-                            <int32_t>_stride(a))
-        if "columns" not in state:
-            for k in range(self.n_features):
-                self.columns[k] = k
+                            <int32_t>width)
+        if self.borrowed_mask:
+            self.borrowed = state
         for k in range(self.n_pools):
             name = self.pools_[k].name.decode()
             cols = self.pools_[k].cols[0] if self.pools_[k].cols != NULL else self.pools_[k].pool.stride
-            if name in state:
+            if name in state and not (borrow and name in self.learn_only_pools):
                 pool_import(self.pools_[k].pool, state[name], state[name + "_offsets"],
                             state[name + "_rows"], cols)
             else:
                 pool_release(self.pools_[k].pool)
 
+    def _unborrow(self):
+        """Forget the borrowed arrays (their pointers, never freed here): the tree holds no
+        node array until it allocates its own."""
+        cdef int k
+        for k in range(self.n_arrays):
+            if (self.borrowed_mask >> k) & 1:
+                self.arrays_[k].ptr[0] = NULL
+        self.borrowed_mask = 0
+        self.borrowed = None
+
+    cdef int _writable(self) except -1:
+        """Raise unless the tree may change (it borrows no array of a mapped file)."""
+        if self.borrowed_mask:
+            raise RuntimeError("this tree reads a memory-mapped model file and only predicts: "
+                               "learn through its forest, which first gives it memory of its "
+                               "own")
+        return 0
+
+    def check_state(self, dict state, Py_ssize_t columns=-1):
+        """Raise ValueError unless `state` is a state of this kind that `set_state` can load
+        safely: the version, the kind and router; every scalar of its declared type and
+        range; every array of the declared dtype and shape (rows: the nodes or the feature
+        slots; cells: the widths the scalars give); the nodes one binary tree from `root`
+        (children in range, each node the child of one parent, no cycle), its interior
+        nodes cutting registry columns it has considered; no NaN where the kind never
+        writes one (a box, a weight); pools whose blocks lie inside their data; and what it
+        would allocate bounded by the state's own bytes. A kind adds its own checks
+        (`check_kind_state`). Touches nothing."""
+        cdef int k
+        cdef ArraySpec* a
+        cdef ScalarSpec* s
+        version = state.get("version")
+        if _is_int(version) and version > STATE_VERSION:
+            raise ValueError(f"tree state version {version} is newer than this river_forests "
+                             f"reads ({STATE_VERSION}): upgrade river_forests")
+        if version != STATE_VERSION:
+            raise ValueError(f"tree state version {version!r} is not {STATE_VERSION}: migrate "
+                             "it first (river_forests._state.migrate_tree_state)")
+        if state.get("kind") != type(self).__name__ or state.get("split") != self.split_kind:
+            raise ValueError(f"a {state.get('kind')!r} state ({state.get('split')!r} cuts) cannot "
+                             f"load into a {type(self).__name__}")
+        rng = state.get("rng")
+        if not (isinstance(rng, (tuple, list)) and len(rng) == 4
+                and all(_is_int(v) and 0 <= v < 2**64 for v in rng) and any(rng)):
+            raise ValueError("a tree's generator state must be four 64-bit words, not all 0")
+        for k in range(self.n_scalars):
+            s = &self.scalars_[k]
+            name = s.name.decode()
+            if name not in state:
+                continue
+            v = state[name]
+            if s.kind == SCALAR_F64:
+                if not _is_real(v) or v != v:
+                    raise ValueError(f"tree scalar {name!r} must be a number, got {v!r}")
+            elif s.kind == SCALAR_BOOL:
+                if not isinstance(v, (bool, np.bool_, int, np.integer)) or v not in (0, 1):
+                    raise ValueError(f"tree scalar {name!r} must be a bool, got {v!r}")
+            else:
+                bound = 2**63 if s.kind == SCALAR_I64 else 2**31
+                if not _is_int(v) or not -bound <= v < bound:
+                    raise ValueError(f"tree scalar {name!r} must be an integer that fits its "
+                                     f"field, got {v!r}")
+        left = _node_array(state, "left", np.int32)
+        n = len(left)
+        if n >= 2**31 - 1:
+            raise ValueError(f"a tree of {n} nodes is more than a tree holds")
+        get = lambda name, default: state[name] if name in state else default
+        n_features = get("n_features", self.n_features)
+        n_columns = get("n_columns", self.n_columns)
+        n_values = get("n_values", self.n_values)
+        task = get("task", self.task)
+        if task not in (TASK_CLASSIFICATION, TASK_REGRESSION):
+            raise ValueError(f"tree scalar 'task' must be 0 or 1, got {task!r}")
+        if not 0 <= n_features <= min(get("features_per_tree", self.features_per_tree), MAX_WIDTH):
+            raise ValueError(f"a tree of {n_features} feature slots is out of range")
+        if not n_features <= n_columns <= MAX_WIDTH:
+            raise ValueError(f"n_columns={n_columns} must lie in [n_features, {MAX_WIDTH}]")
+        if not 0 <= n_values <= MAX_WIDTH:
+            raise ValueError(f"a tree of {n_values} statistics a node is out of range")
+        if get("subsample_mode", self.subsample_mode) not in (SUBSAMPLE_NONE, SUBSAMPLE_BERNOULLI,
+                                                              SUBSAMPLE_POISSON):
+            raise ValueError("tree scalar 'subsample_mode' must be 0, 1 or 2")
+        if get("max_nodes", self.max_nodes) < 1 or get("max_bytes", self.max_bytes) < 1:
+            raise ValueError("a tree's max_nodes and max_bytes must be at least 1")
+        if get("n_seen", 0) < 0 or get("n_offered", 0) < 0:
+            raise ValueError("a tree's sample counts must be >= 0")
+        root = get("root", -1)
+        # the arrays: dtype and shape; the bytes the tree will allocate for them
+        state_bytes = 0
+        alloc = 0
+        for k in range(self.n_arrays):
+            a = &self.arrays_[k]
+            if a.rows == ROWS_PATH:
+                continue
+            rows = n if a.rows == ROWS_NODE else n_features
+            if a.stride == NULL:
+                cols = None
+            else:  # the cells saved a row
+                cols = _field_value(self, a.cols if a.cols != NULL else a.stride, state)
+                if not (_is_int(cols) and 0 <= cols <= MAX_WIDTH):
+                    raise ValueError(f"tree array {a.name.decode()!r}: {cols!r} cells a row")
+            alloc += ((max(n, 1) + 1 if a.rows != ROWS_SLOT else max(2 * n_features, 4))
+                      * _width(self, a.stride, state, n_features, n_values) * _CELL_BYTES[a.cell])
+            name = a.name.decode()
+            if not a.saved or name not in state:
+                continue
+            value = state[name]
+            shape = (rows,) if cols is None else (rows, cols)
+            if not isinstance(value, np.ndarray) or value.dtype != _CELL_DTYPES[a.cell] \
+                    or value.shape != shape:
+                raise ValueError(f"tree array {name!r} must be {np.dtype(_CELL_DTYPES[a.cell])} "
+                                 f"of shape {shape}, got {_describe(value)}")
+            state_bytes += value.nbytes
+            if a.cell != CELL_I32 and a.fill == a.fill and value.size and np.isnan(value).any():
+                raise ValueError(f"tree array {name!r} holds NaN")
+        for k in range(self.n_pools):
+            name = self.pools_[k].name.decode()
+            if name not in state:
+                continue
+            data = state[name]
+            offsets = state.get(name + "_offsets")
+            rows_ = state.get(name + "_rows")
+            if not (isinstance(data, np.ndarray) and data.dtype == np.float64 and data.ndim == 1
+                    and isinstance(offsets, np.ndarray) and offsets.dtype == np.int64
+                    and isinstance(rows_, np.ndarray) and rows_.dtype == np.int32
+                    and offsets.ndim == rows_.ndim == 1 and len(offsets) == len(rows_)):
+                raise ValueError(f"tree pool {name!r} must be float64 cells with int64 offsets "
+                                 f"and int32 rows, one each a block")
+            if len(rows_) and (rows_.min() < -1 or offsets.min() < -1):
+                raise ValueError(f"tree pool {name!r} has negative rows or offsets")
+            spec_cols = self.pools_[k].cols if self.pools_[k].cols != NULL else self.pools_[k].stride
+            cols = _field_value(self, spec_cols, state) if spec_cols != NULL else 1
+            if not (_is_int(cols) and 0 <= cols <= MAX_WIDTH):
+                raise ValueError(f"tree pool {name!r}: {cols!r} cells a row")
+            stride = _width(self, self.pools_[k].stride, state, n_features, n_values)
+            live = rows_ >= 0
+            ends = offsets[live] + rows_[live].astype(np.int64) * cols
+            if live.any() and (offsets[live].min() < 0 or ends.max() > len(data)):
+                raise ValueError(f"tree pool {name!r} has a block outside its data")
+            state_bytes += data.nbytes + offsets.nbytes + rows_.nbytes
+            alloc += int(rows_[live].sum()) * stride * 8 + len(rows_) * 16
+        if alloc > 4 * state_bytes + (1 << 20):
+            raise ValueError(f"the tree state claims {alloc:,} bytes of storage from "
+                             f"{state_bytes:,} bytes of arrays")
+        # the nodes: one binary tree from the root
+        right = _node_array(state, "right", np.int32)
+        parent = _node_array(state, "parent", np.int32)
+        _check_links(left, right, parent, root)
+        width = n_columns if columns < 0 else columns
+        if "feature" in state:
+            _check_cuts(state["feature"], left, width, "feature")
+        if "columns" in state and n_features:
+            slots = state["columns"]
+            if slots.min() < 0 or slots.max() >= width:
+                raise ValueError("the tree's feature slots hold columns it has not considered")
+        self.check_kind_state(state, n, width)
+
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """Hook: a kind's own checks of a state of `n` nodes whose rows are `width` columns
+        wide (`check_state` did the declared ones)."""
+
     def __reduce__(self):
-        return (_rebuild_tree, (type(self), self.get_state()))
+        return (tree_from_state, (self.get_state(),))
+
+
+#: the version of `Tree.get_state`'s dict (older ones: `river_forests._state.migrate_tree_state`)
+TREE_STATE_VERSION = STATE_VERSION
+
+#: the widest row a state may claim (cells) and the most columns a tree may consider
+MAX_WIDTH = 2**24
+
+
+cdef object _field_value(Tree self, int32_t* field, dict state):
+    """The value `state` gives the width field `field` (a declared scalar), else the
+    field's own."""
+    cdef int k
+    for k in range(self.n_scalars):
+        if self.scalars_[k].ptr == <void*>field:
+            name = self.scalars_[k].name.decode()
+            if name in state:
+                return state[name]
+    return field[0]
+
+
+cdef object _width(Tree self, int32_t* stride, dict state, object n_features, object n_values):
+    """At most the cells a row of a loaded tree gets for the width field `stride` (NULL: 1):
+    the slots and the statistics grow by doubling, a declared scalar is its value."""
+    if stride == NULL:
+        return 1
+    if stride == &self.feature_capacity:
+        return max(2 * n_features, 4)
+    if stride == &self.value_stride:
+        return max(2 * n_values, 2)
+    v = _field_value(self, stride, state)
+    return v if _is_int(v) and v > 0 else max(2 * n_features, 4) + 1
+
+
+cdef bint _is_int(object v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+cdef bint _is_real(object v):
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+cdef str _describe(object v):
+    if isinstance(v, np.ndarray):
+        return f"{v.dtype} of shape {v.shape}"
+    return type(v).__name__
+
+
+cdef object _node_array(dict state, str name, object dtype):
+    v = state.get(name)
+    if not isinstance(v, np.ndarray) or v.dtype != dtype or v.ndim != 1:
+        raise ValueError(f"tree array {name!r} must be a 1-D {np.dtype(dtype)} array, got "
+                         f"{_describe(v)}")
+    return v
+
+
+def _check_links(left, right, parent, root):
+    """Raise ValueError unless left/right/parent make one binary tree of every node from
+    `root`: children in range, a node a leaf in both or neither, each node but the root the
+    child of exactly one interior node (its `parent`), every node reachable."""
+    n = len(left)
+    if len(right) != n or len(parent) != n:
+        raise ValueError("tree arrays 'left', 'right' and 'parent' differ in length")
+    if n == 0:
+        if root != -1:
+            raise ValueError(f"an empty tree's root must be -1, got {root!r}")
+        return
+    if not (_is_int(root) and 0 <= root < n):
+        raise ValueError(f"the root {root!r} is not a node of {n}")
+    leaf = left < 0
+    if (leaf != (right < 0)).any() or (left < -1).any() or (right < -1).any() \
+            or left.max() >= n or right.max() >= n:
+        raise ValueError("a node's children are out of range, or it has one child")
+    inner = np.flatnonzero(~leaf)
+    kids = np.concatenate([left[inner], right[inner]])
+    if len(kids) != n - 1:
+        raise ValueError(f"{len(inner)} interior nodes cannot make a tree of {n} nodes")
+    if parent[root] != -1:
+        raise ValueError("the root has a parent")
+    seen = np.zeros(n, dtype=np.int32)
+    np.add.at(seen, kids, 1)
+    if seen[root] or (np.delete(seen, root) != 1).any():
+        raise ValueError("a node is the child of no node or of several (a cycle or a share)")
+    if (parent[kids] != np.concatenate([inner, inner])).any():
+        raise ValueError("a node's parent is not the node whose child it is")
+    # each node the child of exactly one other, the root of none: reachable unless a cycle
+    # leaves the root's tree; walk it level by level
+    level = np.array([root])
+    reached = 1
+    while len(level):
+        inner_level = level[left[level] >= 0]
+        level = np.concatenate([left[inner_level], right[inner_level]])
+        reached += len(level)
+        if reached > n:
+            break
+    if reached != n:
+        raise ValueError("some nodes are not reachable from the root (a cycle)")
+
+
+def _check_cuts(feature, left, n_columns, name):
+    """Raise ValueError unless every interior node's cut reads a registry column the tree
+    has considered (`feature` values of leaves are not read)."""
+    inner = left >= 0
+    if inner.any():
+        f = feature[inner]
+        if f.min() < 0 or f.max() >= n_columns:
+            raise ValueError(f"an interior node cuts a column it has not considered ({name!r})")
+
+
+#: the tree kinds by name (`register_kind`): a saved state names its kind, never a class
+TREE_KINDS = {}
+
+
+def register_kind(cls):
+    """Make the tree kind `cls` loadable by its name (each kind's module, at import)."""
+    TREE_KINDS[cls.__name__] = cls
+    return cls
+
+
+def tree_from_state(dict state, bint borrow=False, Py_ssize_t columns=-1):
+    """A tree of the kind `state` names (`TREE_KINDS`), restored from it (`set_state`;
+    `borrow`: reading its node arrays where they lie; `columns`: the registry's width)."""
+    kind = state.get("kind")
+    cls = TREE_KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown tree kind {kind!r}")
+    tree = cls.__new__(cls)
+    tree.set_state(state, borrow, columns)
+    return tree
 
 
 def _rebuild_tree(cls, state):
-    tree = cls.__new__(cls)
-    tree.set_state(state)
-    return tree
+    """A tree pickled before trees were saved by kind name (its class pickled): migrated to
+    this version (`river_forests._state`), then `tree_from_state`."""
+    from river_forests._state import migrate_tree_state
+
+    return tree_from_state(migrate_tree_state(dict(state, kind=cls.__name__)))

@@ -36,6 +36,7 @@ from ._random cimport rng_randint
 from ._splitter cimport SplitRecord, Splitter, best_split, splitter_init, splitter_release
 from ._tree cimport (SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
                      TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats, row_of)
+from ._tree import register_kind
 
 
 ctypedef struct Segment:
@@ -313,3 +314,6 @@ cdef int32_t _depth(Tree tree, int32_t node) noexcept nogil:
         node = tree.parent[node]
         depth += 1
     return depth
+
+
+register_kind(XTree)

@@ -1,0 +1,708 @@
+"""Saving and loading a model without pickle.
+
+Every estimator has one versioned state, :func:`to_state`: plain data (dicts, lists, tuples,
+numbers, strings, numpy arrays) that names the estimator, its parameters, the package's
+version and, in ``core``, the forest's compiled state, its trees by the *name* of their kind,
+never a class or a function. :func:`from_state` builds the model back from it. Three things
+go through that pair and nothing else: :func:`save` / :func:`load` (a file), pickling
+(``BaseForest.__reduce__``) and :func:`river_forests.merge`.
+
+The file is a `safetensors <https://github.com/huggingface/safetensors>`_ file: an 8-byte
+little-endian header length, a JSON header (each array's dtype, shape and byte range, and
+``__metadata__``: the format's name and version, the estimator, the package version, the
+state with arrays by reference, a CRC-32), then the arrays' bytes, each aligned to its item
+size. The format is a few lines to read and write, a loader runs no code the file names, and
+its arrays can be memory-mapped where they lie; numpy's ``.npz`` is a zip (no mapping of a
+member) whose ``allow_pickle=False`` must be remembered by every reader. The safetensors
+library itself is not needed: its numpy loader copies every array, and ours maps them.
+
+A state of an older format version is brought to this one by :data:`MIGRATIONS`, one step a
+version; version 0 is a model pickled by 0.1 to 0.2 (its ``__dict__``, which
+``BaseForest.__setstate__`` hands over).
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import json
+import os
+import random
+import zlib
+
+import numpy as np
+
+FORMAT = "river-forests"
+
+#: the version of `to_state`'s dict and of the file (0: the pickles of 0.1 to 0.2)
+STATE_VERSION = 1
+
+#: a header longer than this is refused before it is parsed (a wide stream's names take a
+#: few MB; the JSON of a crafted header could otherwise take many times its bytes)
+MAX_HEADER = 64 * 2**20
+
+_DTYPES = {"F64": "<f8", "F32": "<f4", "I64": "<i8", "I32": "<i4", "U64": "<u8", "U8": "|u1",
+           "I8": "|i1", "BOOL": "|b1"}
+_CODES = {np.dtype(v): k for k, v in _DTYPES.items()}
+
+__all__ = ["ModelFileError", "save", "load", "to_state", "from_state", "STATE_VERSION",
+           "MIGRATIONS"]
+
+
+class ModelFileError(ValueError):
+    """A file or a state that does not hold a model this release can load: truncated,
+    corrupted (its checksum differs), of a newer format version, or describing a model that
+    cannot exist (shapes that disagree, children out of range or in a cycle, sizes past
+    what its arrays hold, NaN in a box, an unknown estimator or tree kind). Raised before
+    any model is built; a ValueError."""
+
+
+# ------------------------------------------------------------------------------ estimators
+
+def _estimators() -> dict:
+    import river_forests
+
+    return {name: getattr(river_forests, name) for name in river_forests.__all__
+            if isinstance(getattr(river_forests, name), type)}
+
+
+def _param_names(cls) -> list:
+    import inspect
+
+    return list(inspect.signature(cls).parameters)
+
+
+# ------------------------------------------------------------------------------ river objects
+# A parameter that is a river object (a drift detector) is saved as its class's dotted name
+# and its parameters; a detector that runs in Python (any but river's ADWIN, which the
+# forest runs compiled) also with its attributes. Loading imports only river's modules and
+# builds only subclasses of river.base.Base.
+
+def _object_spec(obj, full: bool, strict: bool):
+    """`obj` (a river object) as plain data; `full`: with its attributes. Not `strict`: an
+    object whose attributes are not plain data stays itself (pickling only)."""
+    from river import base
+
+    if not isinstance(obj, base.Base):
+        return obj
+    cls = type(obj)
+    params = {}
+    for name, value in obj._get_params().items():
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], type):
+            value = getattr(obj, name)  # river's (class, params) of a nested object
+        params[name] = _object_spec(value, False, strict)
+    spec = {"$river": f"{cls.__module__}:{cls.__qualname__}", "params": params}
+    if full:
+        attrs = {}
+        try:
+            for name, value in vars(obj).items():
+                if name in params or callable(value):
+                    continue
+                attrs[name] = _attr(value)
+        except TypeError:
+            if strict:
+                raise
+            return obj
+        spec["attrs"] = attrs
+    return spec
+
+
+def _attr(value):
+    from river import base
+
+    if isinstance(value, base.Base):
+        return _object_spec(value, True, True)
+    if isinstance(value, collections.deque):
+        return {"$deque": [_attr(v) for v in value], "maxlen": value.maxlen}
+    if type(value) is random.Random:
+        return {"$random": value.getstate()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_attr(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _attr(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str, np.ndarray, np.generic)):
+        return value
+    raise TypeError(f"an attribute of type {type(value).__name__} is not plain data")
+
+
+def _river_class(path):
+    from river import base
+
+    if not isinstance(path, str) or ":" not in path:
+        raise ModelFileError(f"not a river class name: {path!r}")
+    module, qualname = path.split(":", 1)
+    if module != "river" and not module.startswith("river."):
+        raise ModelFileError(f"{path!r} is not a class of river's")
+    try:
+        obj = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        raise ModelFileError(f"river has no class {path!r}") from None
+    if not (isinstance(obj, type) and issubclass(obj, base.Base)):
+        raise ModelFileError(f"{path!r} is not a river estimator or statistic")
+    return obj
+
+
+def _from_spec(value):
+    """The river object `_object_spec` described (anything else as it is)."""
+    if isinstance(value, dict) and "$river" in value:
+        cls = _river_class(value["$river"])
+        params = value.get("params", {})
+        if not isinstance(params, dict):
+            raise ModelFileError("a river object's parameters must be a dict")
+        try:
+            obj = cls(**{k: _from_spec(v) for k, v in params.items()})
+        except (TypeError, ValueError) as e:
+            raise ModelFileError(f"cannot build {value['$river']}: {e}") from None
+        attrs = value.get("attrs", {})
+        if not isinstance(attrs, dict):
+            raise ModelFileError("a river object's attributes must be a dict")
+        for name, v in attrs.items():
+            if not isinstance(name, str) or name not in vars(obj):
+                raise ModelFileError(f"{value['$river']} has no attribute {name!r}")
+            setattr(obj, name, _from_attr(v))
+        return obj
+    return value
+
+
+def _from_attr(value):
+    if isinstance(value, dict):
+        if "$river" in value:
+            return _from_spec(value)
+        if "$deque" in value:
+            return collections.deque((_from_attr(v) for v in value["$deque"]), value["maxlen"])
+        if "$random" in value:
+            r = random.Random()
+            try:
+                r.setstate(_tuples(value["$random"]))
+            except (TypeError, ValueError) as e:
+                raise ModelFileError(f"not a generator's state: {e}") from None
+            return r
+        return {k: _from_attr(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_attr(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_from_attr(v) for v in value)
+    return value
+
+
+def _tuples(v):
+    return tuple(_tuples(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+# ------------------------------------------------------------------------------ the state
+
+def to_state(model, strict: bool = True) -> dict:
+    """The model's whole state as plain data (see the module's docstring): ``version``,
+    ``package``, ``estimator`` (its class's name), ``params`` (every constructor parameter;
+    a detector as its river class's name and parameters) and ``core`` (the forest's compiled
+    state: `ForestCore.snapshot`, with the detectors that run in Python described with
+    their attributes). Taken under the model's lock: safe while another thread learns.
+
+    `strict` False (pickling only) keeps a detector whose attributes are not plain data as
+    the object itself."""
+    import river_forests
+
+    cls = type(model)
+    if _estimators().get(cls.__name__) is not cls:
+        raise TypeError(f"{cls.__name__} is not an estimator of river_forests")
+    try:
+        params = {n: _object_spec(getattr(model, n), False, strict) for n in _param_names(cls)}
+        core = model._core.snapshot()
+        watch = core["forest"]["watch"]
+        if watch is not None:
+            watch = dict(watch)
+            watch["templates"] = tuple(_object_spec(d, False, strict) for d in watch["templates"])
+            if watch["python"] is not None:
+                watch["python"] = tuple(None if ds is None else [_object_spec(d, True, strict) for d in ds]
+                                        for ds in watch["python"])
+            core["forest"] = dict(core["forest"], watch=watch)
+    except TypeError as e:
+        raise TypeError(f"this {cls.__name__}'s state is not plain data ({e}): a model loaded "
+                        "from a 0.2 pickle that runs river's ADWIN in Python cannot be saved "
+                        "without pickle; rebuild its detectors (a new model) to save it") from None
+    return {"version": STATE_VERSION, "package": river_forests.__version__,
+            "estimator": cls.__name__, "params": params, "core": core}
+
+
+def from_state(state: dict, _borrow: bool = False):
+    """The model `to_state` described (a state of an older format version is migrated first,
+    `MIGRATIONS`). Everything is checked before the model is built: a state that does not
+    describe a model raises :class:`ModelFileError`."""
+    try:
+        return _build(migrate(state), _borrow)
+    except ModelFileError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError,
+            RecursionError) as e:
+        raise ModelFileError(f"not a river_forests model state: {type(e).__name__}: {e}") from None
+
+
+def _build(state: dict, borrow: bool = False):
+    from ._core._forest import core_from_snapshot
+
+    if not isinstance(state, dict):
+        raise ModelFileError("a model state is a dict")
+    cls = _estimators().get(state.get("estimator"))
+    if cls is None:
+        raise ModelFileError(f"unknown estimator {state.get('estimator')!r}")
+    params = state.get("params")
+    if not isinstance(params, dict) or sorted(params) != sorted(_param_names(cls)):
+        raise ModelFileError(f"a {cls.__name__}'s parameters must be exactly "
+                             f"{_param_names(cls)}")
+    params = {k: _from_spec(v) for k, v in params.items()}
+    snap = state.get("core")
+    if not isinstance(snap, dict):
+        raise ModelFileError("a model state needs its forest's state ('core')")
+    forest = snap.get("forest")
+    watch = forest.get("watch") if isinstance(forest, dict) else None
+    if isinstance(watch, dict):
+        watch = dict(watch)
+        templates = watch.get("templates")
+        if not isinstance(templates, (tuple, list)) or len(templates) != 2:
+            raise ModelFileError("the detectors' templates must be a pair")
+        watch["templates"] = tuple(_from_spec(d) for d in templates)
+        python = watch.get("python")
+        if python is not None:
+            if not isinstance(python, (tuple, list)) or len(python) != 2:
+                raise ModelFileError("the detectors that run in Python must be a pair of lists")
+            watch["python"] = tuple(None if ds is None else [_from_spec(d) for d in ds] for ds in python)
+        snap = dict(snap, forest=dict(forest, watch=watch))
+    model = cls(**params)  # checks the parameters
+    kind = model._tree_class.__name__
+    for t in snap.get("trees", []) + list(forest.get("background", [])):
+        if isinstance(t, dict) and t.get("kind") != kind:
+            raise ModelFileError(f"a {cls.__name__} grows {kind}s, not {t.get('kind')!r}")
+    if not isinstance(snap.get("trees"), list) or len(snap["trees"]) != model.n_estimators:
+        raise ModelFileError(f"a {cls.__name__} of n_estimators={model.n_estimators} needs as "
+                             "many tree states")
+    if (watch is None) != (model.drift_detector is None):
+        raise ModelFileError("the detectors' state does not match drift_detector")
+    core = core_from_snapshot(snap, borrow)
+    model._core = core
+    if watch is None:  # no detectors: the empty reports a new forest has
+        model._reset_detectors()
+    if model._task == 1 and model.confidence_level is not None and core.interval_state is None:
+        model._set_intervals(core)  # a state of a regressor from before the intervals
+    return model
+
+
+# ------------------------------------------------------------------------------ migrations
+
+def _from_pickle_era(state: dict) -> dict:
+    """Version 0 -> 1: a model pickled by 0.1 to 0.2, its ``__dict__`` as pickle restored it
+    (``attrs``, its ``_core`` the parts `_rebuild_core` kept): parameters renamed or added
+    since get their names and the values that reproduce the model as it was; the trees'
+    states their version-2 keys; the forest's own state (absent before 0.2) its defaults."""
+    from ._core._forest import forest_rng_state
+    from ._forest import RENAMED, SHARED_DEFAULTS
+
+    cls = _estimators()[state["estimator"]]
+    attrs = dict(state["attrs"])
+    core = attrs.pop("_core")
+    legacy_detectors = "drift_detector" not in attrs
+    attrs.setdefault("drift_detector", None)
+    attrs.setdefault("warning_detector", None)
+    attrs.setdefault("background_swap", "at_drift")  # before 0.3.0 a drift swapped at once
+    python = {k: attrs.pop(k, None) for k in ("_drift_detectors", "_warning_detectors",
+                                               "_drifts", "_warnings", "_drift_log", "_n_watched")}
+    # before features_per_tree and max_width: every feature, an unbounded registry
+    attrs.setdefault("features_per_tree", 2**31 - 1)
+    attrs.setdefault("max_width", 2**31 - 1)
+    attrs.setdefault("subsample_decay", 0.0)
+    if "candidate_features" in attrs:  # the paper's lambda: a leaf tries 1 + Poisson(lambda)
+        attrs["max_features"] = attrs.pop("candidate_features") + 1.0
+    for old, new in RENAMED.items():
+        if old in attrs:
+            attrs.setdefault(new, attrs.pop(old))
+    attrs.setdefault("memory_budget", None)  # before 0.2.0: bounded by max_nodes alone
+    if cls._task == 1:
+        attrs.setdefault("confidence_level", SHARED_DEFAULTS["confidence_level"])
+    for k, v in cls._legacy_defaults.items():
+        attrs.setdefault(k, v)
+    legacy_seed = attrs.pop("_master_seed", None)
+    import inspect
+
+    # a parameter added since with no value above: its default (it reaches only new trees)
+    params = {n: attrs[n] if n in attrs else p.default
+              for n, p in inspect.signature(cls).parameters.items()}
+    if not isinstance(core, dict):  # 0.1.0 pickled the compiled core itself
+        core = {"trees": [(type(t).__name__, t.get_state()) for t in core.trees],
+                "classifier": core.classifier, "vote": core.vote,
+                "names": list(core.features.names), "max_width": core.features.max_width,
+                "full_warned": core.features.full_warned, "labels": list(core.labels),
+                "forest": dict(core._forest_state(), background=[None] * len(core.trees))}
+
+    n = len(core["trees"])
+    trees = [migrate_tree_state(dict(s, kind=kind)) for kind, s in core["trees"]]
+    forest = core["forest"]
+    if forest is None:  # 0.1: the forest kept no state of its own
+        forest = {"master_seed": None, "n_replaced": 0, "n_batches": 0, "batch_size": 0,
+                  "rng": None, "pending_rows": [], "pending_targets": []}
+    forest = dict(forest)
+    forest["background"] = [None if b is None else migrate_tree_state(dict(b[1], kind=b[0].__name__))
+                            for b in forest.get("background", [None] * n)]
+    forest.setdefault("n_background", 0)
+    forest.setdefault("watch", None)
+    forest.setdefault("budget", (0, 0, max(1, n)))
+    forest.setdefault("background_share", 1.0)  # a background tree had a whole share
+    forest.setdefault("intervals", None)
+    if forest["master_seed"] is None:
+        seed = legacy_seed if legacy_seed is not None else attrs.get("seed")
+        if seed is None:
+            seed = random.SystemRandom().getrandbits(64)
+        forest["master_seed"] = int(seed)
+        forest["rng"] = forest_rng_state(forest["master_seed"])
+    if legacy_detectors:
+        forest["watch"] = None
+    elif python["_drift_detectors"] is not None:  # 0.2: run them as they were
+        drift, warning = params["drift_detector"], params["warning_detector"]
+        forest["watch"] = {
+            "rule": 0, "templates": (drift, warning), "adwins": None,
+            "python": (python["_drift_detectors"], python["_warning_detectors"]),
+            "duel": [(0.0, 0.0, 0.0)] * n, "pending": [False] * n,
+            "counts": (list(python["_drifts"]), list(python["_warnings"]), [0] * n),
+            "log": (list(python["_drift_log"]), cls.DRIFT_LOG),
+            "n_watched": python["_n_watched"]}
+    snap = {k: core[k] for k in ("classifier", "vote", "names", "max_width", "full_warned",
+                                 "labels")}
+    snap.update(trees=trees, forest=forest)
+    return {"version": 1, "package": None, "estimator": state["estimator"], "params": params,
+            "core": snap}
+
+
+#: version -> the step that brings a state of that version to the next
+MIGRATIONS = {0: _from_pickle_era}
+
+
+def migrate(state: dict) -> dict:
+    """`state` brought to `STATE_VERSION`, one `MIGRATIONS` step at a time."""
+    if not isinstance(state, dict):
+        raise ModelFileError("a model state is a dict")
+    version = state.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ModelFileError(f"a model state needs a format version, got {version!r}")
+    if version > STATE_VERSION:
+        raise ModelFileError(f"this file is of format version {version}, newer than this "
+                             f"river_forests reads ({STATE_VERSION}): upgrade river_forests")
+    while version < STATE_VERSION:
+        state = MIGRATIONS[version](state)
+        version = state["version"]
+    return state
+
+
+def migrate_tree_state(state: dict) -> dict:
+    """A tree's state of an older version brought to the trees' current one (version 1, of
+    0.1.0, had no "version" key, no feature subspace and no offered count)."""
+    from ._core._tree import TREE_KINDS, TREE_STATE_VERSION
+
+    state = dict(state)
+    if state.get("kind") in TREE_KINDS:  # the router was implied by the kind before BSP
+        state.setdefault("split", TREE_KINDS[state["kind"]].split_kind)
+    if state.get("version", 1) == 1:
+        if "features_per_tree" not in state and "max_features" in state:
+            state["features_per_tree"] = state["max_features"]
+        state.setdefault("n_columns", state.get("n_features", 0))  # slot d was column d
+        state.setdefault("n_offered", state.get("n_seen", 0))
+        state.setdefault("columns", np.arange(state.get("n_features", 0), dtype=np.int32))
+        state["version"] = 2
+    if state["version"] != TREE_STATE_VERSION:
+        raise ModelFileError(f"tree state version {state['version']!r} is not known")
+    return state
+
+
+# ------------------------------------------------------------------------------ the file
+
+def _pack(arrays: dict, a: np.ndarray) -> list:
+    """Append `a` to the list of its dtype's arrays (`arrays`, by dtype code); the reference
+    the state keeps: [code, offset in items, shape]. The file holds one flat tensor a dtype."""
+    code = _CODES[a.dtype]
+    parts = arrays.setdefault(code, [0, []])
+    ref = [code, parts[0], list(a.shape)]
+    parts[0] += a.size
+    parts[1].append(np.ascontiguousarray(a).reshape(-1))
+    return ref
+
+
+def _unpack(ref, tensors: dict) -> np.ndarray:
+    """The array a reference of `_pack` names, a view of its dtype's tensor."""
+    if not (isinstance(ref, list) and len(ref) == 3 and ref[0] in tensors
+            and isinstance(ref[1], int) and isinstance(ref[2], list) and len(ref[2]) <= 8
+            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0
+                    for d in [ref[1]] + ref[2])):
+        raise ModelFileError(f"the state names an array the file lacks: {ref!r}")
+    flat = tensors[ref[0]]
+    count = 1
+    for d in ref[2]:
+        count *= d
+    if ref[1] + count > len(flat):
+        raise ModelFileError(f"the state names an array past the end of its tensor: {ref!r}")
+    return flat[ref[1]:ref[1] + count].reshape(ref[2])
+
+
+def _encode(obj, arrays: dict, path: str):
+    """`obj` as JSON-ready data, its arrays (and bytes) moved into `arrays` by name."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, float):
+        return obj if obj == obj and abs(obj) != float("inf") else {"$float": repr(obj)}
+    if isinstance(obj, np.ndarray):
+        if obj.dtype not in _CODES:
+            raise TypeError(f"an array of dtype {obj.dtype} cannot be saved ({path})")
+        return {"$array": _pack(arrays, obj)}
+    if isinstance(obj, bytes):
+        return {"$bytes": _pack(arrays, np.frombuffer(obj, dtype=np.uint8))}
+    if isinstance(obj, np.generic):
+        if obj.dtype not in _CODES:
+            raise TypeError(f"a value of dtype {obj.dtype} cannot be saved")
+        return {"$scalar": _CODES[obj.dtype], "value": _encode(obj.item(), arrays, path)}
+    if isinstance(obj, tuple):
+        return {"$tuple": [_encode(v, arrays, f"{path}.{i}") for i, v in enumerate(obj)]}
+    if isinstance(obj, list):
+        return [_encode(v, arrays, f"{path}.{i}") for i, v in enumerate(obj)]
+    if isinstance(obj, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in obj):
+            return {k: _encode(v, arrays, f"{path}.{k}") for k, v in obj.items()}
+        return {"$dict": [[_encode(k, arrays, f"{path}.k{i}"), _encode(v, arrays, f"{path}.{i}")]
+                          for i, (k, v) in enumerate(obj.items())]}
+    raise TypeError(f"a {type(obj).__name__} cannot be saved ({path})")
+
+
+def _decode(obj, arrays: dict):
+    if isinstance(obj, list):
+        return [_decode(v, arrays) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    if len(obj) == 1:
+        (key, value), = obj.items()
+        if key == "$array" or key == "$bytes":
+            a = _unpack(value, arrays)
+            return a.tobytes() if key == "$bytes" else a
+        if key == "$float":
+            if value not in ("nan", "inf", "-inf"):
+                raise ModelFileError(f"not a float: {value!r}")
+            return float(value)
+        if key == "$tuple":
+            if not isinstance(value, list):
+                raise ModelFileError("a tuple must be a list")
+            return tuple(_decode(v, arrays) for v in value)
+        if key == "$dict":
+            if not isinstance(value, list) or not all(isinstance(p, list) and len(p) == 2 for p in value):
+                raise ModelFileError("a dict must be a list of pairs")
+            try:
+                return {_decode(k, arrays): _decode(v, arrays) for k, v in value}
+            except TypeError:
+                raise ModelFileError("a dict key is not hashable") from None
+    if set(obj) == {"$scalar", "value"}:
+        dtype = _DTYPES.get(obj["$scalar"])
+        value = obj["value"]
+        if dtype is None or isinstance(value, (dict, list, str)) or value is None:
+            raise ModelFileError(f"not a numpy scalar: {obj!r}")
+        try:
+            return np.array(value, dtype=dtype)[()]
+        except (OverflowError, ValueError, TypeError):
+            raise ModelFileError(f"not a numpy scalar: {obj!r}") from None
+    return {k: _decode(v, arrays) for k, v in obj.items()}
+
+
+def _bytes_of(a: np.ndarray) -> memoryview:
+    """A C-contiguous array's bytes, without a copy."""
+    return memoryview(a.reshape(-1).view(np.uint8))
+
+
+def save(model, path) -> int:
+    """Save `model` (any river_forests estimator, mid-stream, detectors included) to the
+    file `path`; returns the file's size in bytes. The file holds no pickle and no code
+    (see the module's docstring for its layout); :func:`load` reads it back.
+
+    >>> import os, tempfile
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_forests
+
+    >>> stream = list(datasets.Phishing())
+    >>> model = river_forests.MondrianForestClassifier(n_estimators=5, seed=42)
+    >>> for x, y in stream[:500]:
+    ...     model.learn_one(x, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.rf")
+    >>> river_forests.save(model, path) > 0
+    True
+
+    The loaded model goes on as the saved one would have, to the last bit:
+
+    >>> loaded = river_forests.load(path, mmap=True)
+    >>> evaluate.progressive_val_score(stream[500:], loaded, metrics.Accuracy())
+    Accuracy: 91.60%
+    >>> evaluate.progressive_val_score(stream[500:], model, metrics.Accuracy())
+    Accuracy: 91.60%
+    """
+    state = to_state(model)
+    packed: dict = {}
+    encoded = _encode(state, packed, "state")
+    arrays = {code: np.concatenate(parts) for code, (_, parts) in packed.items()}
+    # the state's JSON, compressed (its keys repeat tree after tree), is a tensor of its own
+    arrays["state"] = np.frombuffer(zlib.compress(
+        json.dumps(encoded, separators=(",", ":"), allow_nan=False).encode(), 6), dtype=np.uint8)
+    # the largest items first: every tensor starts on a multiple of its item size
+    names = sorted(arrays, key=lambda k: (-arrays[k].dtype.itemsize, k))
+    entries, offset = {}, 0
+    for name in names:
+        a = arrays[name]
+        entries[name] = {"dtype": _CODES[a.dtype], "shape": list(a.shape),
+                         "data_offsets": [offset, offset + a.nbytes]}
+        offset += a.nbytes
+    crc = 0
+    for name in names:
+        crc = zlib.crc32(_bytes_of(arrays[name]), crc)
+    meta = {"format": FORMAT, "format_version": str(STATE_VERSION),
+            "estimator": state["estimator"], "package_version": state["package"],
+            "crc32": f"{crc:08x}"}
+    header = json.dumps({"__metadata__": meta, **entries}, separators=(",", ":")).encode()
+    header += b" " * (-(8 + len(header)) % 8)  # the data starts 8-byte aligned
+    tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(len(header).to_bytes(8, "little"))
+        f.write(header)
+        for name in names:
+            f.write(_bytes_of(arrays[name]))
+    os.replace(tmp, path)  # a reader never sees half a file
+    return 8 + len(header) + offset
+
+
+def read_header(path) -> dict:
+    """The file's ``__metadata__`` (format, version, estimator, package version, checksum)
+    without loading the model; :class:`ModelFileError` if it is not one."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        return _header(f, size)[0]
+
+
+def _header(f, size):
+    head = f.read(8)
+    if len(head) < 8:
+        raise ModelFileError(f"not a river_forests model file: {size} bytes is shorter than "
+                             "its header")
+    n = int.from_bytes(head, "little")
+    if n > size - 8 or n > MAX_HEADER:
+        raise ModelFileError(f"truncated or corrupt model file: a header of {n:,} bytes in a "
+                             f"file of {size:,}")
+    try:
+        header = json.loads(f.read(n).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ModelFileError("corrupt model file: its header is not JSON") from None
+    if not isinstance(header, dict) or not isinstance(header.get("__metadata__"), dict):
+        raise ModelFileError("not a river_forests model file: no metadata in its header")
+    meta = header.pop("__metadata__")
+    if meta.get("format") != FORMAT:
+        raise ModelFileError(f"not a river_forests model file (format {meta.get('format')!r})")
+    version = meta.get("format_version")
+    if not isinstance(version, str) or not version.isdigit():
+        raise ModelFileError(f"corrupt model file: format version {version!r}")
+    if int(version) > STATE_VERSION:
+        raise ModelFileError(f"this file is of format version {version}, newer than this "
+                             f"river_forests reads ({STATE_VERSION}): upgrade river_forests")
+    if not isinstance(meta.get("crc32"), str) or not isinstance(header.get("state"), dict):
+        raise ModelFileError("corrupt model file: no state or checksum")
+    return meta, header, 8 + n
+
+
+def _entries(header: dict, data_size: int) -> dict:
+    """name -> (dtype, shape, begin, end), checked: known dtypes, byte ranges that match the
+    shapes and tile the data exactly (as safetensors requires)."""
+    out = {}
+    for name, e in header.items():
+        if not isinstance(e, dict) or set(e) != {"dtype", "shape", "data_offsets"}:
+            raise ModelFileError(f"corrupt model file: array {name!r}'s entry")
+        dtype = _DTYPES.get(e["dtype"])
+        shape, offs = e["shape"], e["data_offsets"]
+        if dtype is None or not isinstance(shape, list) or not isinstance(offs, list) \
+                or len(offs) != 2 or len(shape) > 8 \
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                           for v in shape + offs):
+            raise ModelFileError(f"corrupt model file: array {name!r}'s entry")
+        count = 1
+        for d in shape:
+            count *= d
+        if offs[1] - offs[0] != count * np.dtype(dtype).itemsize or offs[1] > data_size:
+            raise ModelFileError(f"corrupt model file: array {name!r}'s bytes do not match its "
+                                 "shape or lie past the end of the file")
+        out[name] = (np.dtype(dtype), tuple(shape), offs[0], offs[1])
+    at = 0
+    for _, _, begin, end in sorted(out.values(), key=lambda v: (v[2], v[3])):
+        if begin != at:
+            raise ModelFileError("corrupt model file: its arrays overlap or leave gaps")
+        at = end
+    if at != data_size:
+        raise ModelFileError(f"truncated or corrupt model file: its arrays hold {at:,} bytes "
+                             f"of {data_size:,}")
+    return out
+
+
+def load(path, mmap: bool = False):
+    """The model saved in the file `path` by :func:`save` (or by an earlier release: see
+    :data:`MIGRATIONS`), ready to predict and to go on learning exactly as the saved model
+    would have.
+
+    With ``mmap=True`` the file is memory-mapped (privately: the file is never written) and
+    the trees' node arrays are read where they lie in it, not copied: a process that only
+    predicts holds in memory only the pages its predictions touch, and many processes
+    serving one file share them. The first ``learn_one`` (or any change) copies the trees
+    into memory of their own, then learns exactly as a model loaded without ``mmap``.
+
+    Every part of the file is checked before a model is built (its checksum, then the
+    header, then the state): a file that is not a whole model of this format raises
+    :class:`ModelFileError`, and nothing is allocated past what its arrays hold."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise ModelFileError(f"cannot open {path!r}: {e}") from None
+    with f:
+        size = os.fstat(f.fileno()).st_size
+        meta, header, start = _header(f, size)
+        entries = _entries(header, size - start)
+        crc = 0
+        while True:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            crc = zlib.crc32(chunk, crc)
+        if f"{crc:08x}" != meta["crc32"]:
+            raise ModelFileError("corrupt model file: its checksum does not match its contents")
+        if mmap and size > start:
+            data = np.memmap(f, dtype=np.uint8, mode="c", offset=start, shape=(size - start,))
+        else:
+            f.seek(start)
+            data = np.frombuffer(f.read(), dtype=np.uint8)
+    arrays = {}
+    for name, (dtype, shape, begin, end) in entries.items():
+        arrays[name] = data[begin:end].view(dtype).reshape(shape)
+    text = arrays.pop("state")
+    if text.dtype != np.uint8 or text.ndim != 1 \
+            or any(a.ndim != 1 or name != _CODES.get(a.dtype) for name, a in arrays.items()):
+        raise ModelFileError("corrupt model file: its tensors are not a state and one flat "
+                             "tensor a dtype")
+    try:
+        inflate = zlib.decompressobj()
+        # the state's JSON is refused past MAX_HEADER bytes (a crafted stream could inflate
+        # to anything)
+        raw = inflate.decompress(text.tobytes(), MAX_HEADER)
+        if inflate.unconsumed_tail or not inflate.eof:
+            raise ModelFileError("corrupt model file: its state is truncated or too long")
+        state = _decode(json.loads(raw.decode("utf-8")), arrays)
+    except zlib.error as e:
+        raise ModelFileError(f"corrupt model file: its state does not inflate ({e})") from None
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError, JSONDecodeError
+        raise ModelFileError(f"corrupt model file: its state is not JSON ({e})") from None
+    if not isinstance(state, dict) or state.get("version") != int(meta["format_version"]):
+        raise ModelFileError("corrupt model file: its state disagrees with its metadata")
+    model = from_state(state, mmap)
+    if mmap and isinstance(data, np.memmap) and hasattr(data._mmap, "madvise"):
+        # the checks read every page; the kernel may drop them from this process now (they
+        # stay in the page cache, shared by every process that maps the file, and a
+        # prediction's read brings back the ones it needs): nothing was written to them
+        import mmap as _mmap
+
+        data._mmap.madvise(_mmap.MADV_DONTNEED)
+    return model
