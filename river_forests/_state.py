@@ -324,9 +324,14 @@ def _from_pickle_era(state: dict) -> dict:
     legacy_seed = attrs.pop("_master_seed", None)
     import inspect
 
-    # a parameter added since with no value above: its default (it reaches only new trees)
-    params = {n: attrs[n] if n in attrs else p.default
-              for n, p in inspect.signature(cls).parameters.items()}
+    # a parameter added since with no value above: the class's value for models pickled
+    # before it (as `_MondrianParams` keeps), else its default (it reaches only new trees)
+    params = {}
+    for n, p in inspect.signature(cls).parameters.items():
+        fallback = inspect.getattr_static(cls, n, p.default)
+        if callable(fallback) or isinstance(fallback, (property, classmethod, staticmethod)):
+            fallback = p.default
+        params[n] = attrs[n] if n in attrs else fallback
     if not isinstance(core, dict):  # 0.1.0 pickled the compiled core itself
         core = {"trees": [(type(t).__name__, t.get_state()) for t in core.trees],
                 "classifier": core.classifier, "vote": core.vote,
@@ -400,9 +405,9 @@ def migrate_tree_state(state: dict) -> dict:
     state = dict(state)
     if state.get("kind") in TREE_KINDS:  # the router was implied by the kind before BSP
         state.setdefault("split", TREE_KINDS[state["kind"]].split_kind)
+    if "features_per_tree" not in state and "max_features" in state:  # before 0.2.0
+        state["features_per_tree"] = state["max_features"]
     if state.get("version", 1) == 1:
-        if "features_per_tree" not in state and "max_features" in state:
-            state["features_per_tree"] = state["max_features"]
         state.setdefault("n_columns", state.get("n_features", 0))  # slot d was column d
         state.setdefault("n_offered", state.get("n_seen", 0))
         state.setdefault("columns", np.arange(state.get("n_features", 0), dtype=np.int32))

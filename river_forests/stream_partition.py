@@ -200,6 +200,34 @@ def _paper_tree_params(forest) -> dict:
     )
 
 
+class _PaperParams:
+    """The paper's parameters, shared by the classifier and the regressor: set, checked and
+    handed to the compiled tree once."""
+
+    _tree_class = StreamPartitionTree
+
+    def _set_paper(self, structure_fraction, max_features, candidate_points, min_gain, alpha,
+                   alpha_growth, beta, max_active_leaves, honest) -> None:
+        self.structure_fraction = structure_fraction
+        self.max_features = max_features
+        self.candidate_points = candidate_points
+        self.min_gain = min_gain
+        self.alpha = alpha
+        self.alpha_growth = alpha_growth
+        self.beta = beta
+        self.max_active_leaves = max_active_leaves
+        self.honest = honest
+        _check_paper_params(self)
+
+    def _tree_params(self):
+        return _paper_tree_params(self)
+
+    @property
+    def n_splits(self) -> int:
+        """Splits made so far, over all trees."""
+        return sum(t.splits for t in self._core.trees)
+
+
 def _params_doc(names) -> str:
     """The entries of `_PARAMS_DOC` for these parameters, in its order."""
     import re
@@ -209,7 +237,7 @@ def _params_doc(names) -> str:
     return "\n" + "\n".join(keep)
 
 
-class StreamPartitionForestClassifier(ForestClassifier):
+class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
     _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
                  "features_per_tree": 256}
     _budget_margin = 0.03
@@ -239,8 +267,6 @@ class StreamPartitionForestClassifier(ForestClassifier):
 """ + _REFERENCES,
     )
 
-    _tree_class = StreamPartitionTree
-
     def __init__(
         self,
         n_estimators: int = 10,
@@ -260,16 +286,7 @@ class StreamPartitionForestClassifier(ForestClassifier):
         tie_threshold: float = 0.05,
         **shared,
     ):
-        self.structure_fraction = structure_fraction
-        self.max_features = max_features
-        self.candidate_points = candidate_points
-        self.min_gain = min_gain
-        self.alpha = alpha
-        self.alpha_growth = alpha_growth
-        self.beta = beta
-        self.max_active_leaves = max_active_leaves
         self.splitter = splitter
-        self.honest = honest
         self.leaf_prediction = leaf_prediction
         self.grace_period = grace_period
         self.split_confidence = split_confidence
@@ -285,23 +302,19 @@ class StreamPartitionForestClassifier(ForestClassifier):
         check_float("grace_period", grace_period, 0.0, low_inclusive=False)
         check_float("split_confidence", split_confidence, 0.0, low_inclusive=False, high=1.0)
         check_float("tie_threshold", tie_threshold, 0.0)
-        _check_paper_params(self)
+        self._set_paper(structure_fraction, max_features, candidate_points, min_gain, alpha,
+                        alpha_growth, beta, max_active_leaves, honest)
         super().__init__(n_estimators, **shared)
 
     def _tree_params(self):
         return dict(
-            _paper_tree_params(self),
+            super()._tree_params(),
             splitter=_SPLITTERS[self.splitter],
             leaf_prediction=_LEAVES[self.leaf_prediction],
             grace_period=float(self.grace_period),
             split_confidence=float(self.split_confidence),
             tie_threshold=float(self.tie_threshold),
         )
-
-    @property
-    def n_splits(self) -> int:
-        """Splits made so far, over all trees."""
-        return sum(t.splits for t in self._core.trees)
 
     @property
     def n_active_leaves(self) -> int:
@@ -381,7 +394,7 @@ _REG_ALGO_DOC = """
 """
 
 
-class StreamPartitionForestRegressor(ForestRegressor):
+class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
     _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
                  "features_per_tree": 256}
     _budget_margin = 0.03
@@ -403,8 +416,6 @@ class StreamPartitionForestRegressor(ForestRegressor):
 """ + _REFERENCES,
     )
 
-    _tree_class = StreamPartitionTree
-
     def __init__(
         self,
         n_estimators: int = 10,
@@ -419,25 +430,9 @@ class StreamPartitionForestRegressor(ForestRegressor):
         honest: bool = False,
         **shared,
     ):
-        self.structure_fraction = structure_fraction
-        self.max_features = max_features
-        self.candidate_points = candidate_points
-        self.min_gain = min_gain
-        self.alpha = alpha
-        self.alpha_growth = alpha_growth
-        self.beta = beta
-        self.max_active_leaves = max_active_leaves
-        self.honest = honest
-        _check_paper_params(self)
+        self._set_paper(structure_fraction, max_features, candidate_points, min_gain, alpha,
+                        alpha_growth, beta, max_active_leaves, honest)
         super().__init__(n_estimators, **shared)
-
-    def _tree_params(self):
-        return _paper_tree_params(self)
-
-    @property
-    def n_splits(self) -> int:
-        """Splits made so far, over all trees."""
-        return sum(t.splits for t in self._core.trees)
 
     @classmethod
     def _unit_test_params(cls):

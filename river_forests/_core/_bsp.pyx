@@ -836,6 +836,68 @@ cdef class BSPTree(BoxTree):
         self.walked = depth
         return depth
 
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """The oblique cuts' second columns within the registry; the pairs of slots (slots of
+        the tree, `n_pairs` of them, within `max_pairs`); each node's hulls one entry a pair,
+        at most `max_hull_vertices` finite vertices each; each leaf's kept points within
+        `max_leaf_points` and within its blocks."""
+        get = lambda name, default: state[name] if name in state else default
+        max_pairs, max_vertices = get("max_pairs", self.max_pairs), get("max_hull_vertices",
+                                                                       self.max_hull_vertices)
+        max_points, n_pairs = get("max_leaf_points", self.max_leaf_points), get("n_pairs", 0)
+        n_features = get("n_features", 0)
+        if not (1 <= max_pairs <= 2**20 and 3 <= max_vertices <= 2**10
+                and 0 <= max_points <= 2**16 and 0 <= n_pairs <= max_pairs):
+            raise ValueError("max_pairs, max_hull_vertices, max_leaf_points or n_pairs out of range")
+        if not (0 <= get("n_pair_slots", 0) <= n_features and 0 <= get("n_point_slots", 0) <= n_features
+                and get("n_candidates", 0) >= 0 and get("warmup", 0) >= 0):
+            raise ValueError("the tree's slot counts are out of range")
+        if n and "feature_b" in state:
+            inner = state["left"] >= 0
+            f = state["feature_b"][inner]
+            if len(f) and (f.min() < 0 or f.max() >= width):
+                raise ValueError("an interior node cuts a column it has not considered ('feature_b')")
+
+        def blocks(name):
+            if name not in state:
+                return None
+            return state[name], state[name + "_offsets"], state[name + "_rows"]
+
+        pairs = blocks("pairs")
+        if n_pairs:
+            if pairs is None or len(pairs[2]) < 1 or pairs[2][0] < 2 * n_pairs:
+                raise ValueError("the tree's pairs of slots are missing")
+            cells = pairs[0][pairs[1][0]:pairs[1][0] + 2 * n_pairs]
+            if not (np.all(cells == np.floor(cells)) and cells.min() >= 0
+                    and cells.max() < n_features):
+                raise ValueError("a pair of slots names a slot the tree lacks")
+        hulls = blocks("hulls")
+        if hulls is not None:
+            data, offsets, rows = hulls
+            for j in np.flatnonzero(rows >= 0):
+                block = data[offsets[j]:offsets[j] + rows[j]]
+                pos = 0
+                for p in range(n_pairs):
+                    if pos >= len(block):
+                        raise ValueError("a node's hulls are shorter than its pairs")
+                    k = block[pos]
+                    if not (k == int(k) and 0 <= k <= max_vertices):
+                        raise ValueError("a hull's vertex count is out of range")
+                    pos += 1 + 2 * int(k)
+                if pos > len(block) or not np.isfinite(block[:pos]).all():
+                    raise ValueError("a node's hulls overrun their block or hold NaN")
+        stored = state.get("stored")
+        if stored is not None and n:
+            if stored.min() < 0 or stored.max() > max_points:
+                raise ValueError("a leaf keeps more points than max_leaf_points")
+            keep = np.flatnonzero(stored > 0)
+            for name, per in (("points", 1), ("targets", 2)):
+                b = blocks(name)
+                if not len(keep):
+                    continue
+                if b is None or keep.max() >= len(b[2]) or (b[2][keep] < per * stored[keep]).any():
+                    raise ValueError(f"a leaf's kept points overrun its {name!r} block")
+
     # ---------------------------------------------------------------- introspection, pickling
 
     cpdef set_state(self, dict state, bint borrow=False, Py_ssize_t columns=-1):

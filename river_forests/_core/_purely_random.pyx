@@ -250,6 +250,15 @@ cdef class PurelyRandomTree(BoxTree):
         self.propagate_rate(node, self.rate[l] + self.rate[r] - self.rate[node])
         return 0
 
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """A leaf's next cut slot is a slot of the tree (or -1: not drawn yet)."""
+        slots = state.get("next_slot")
+        if slots is not None and n and (slots.min() < -1
+                                        or slots.max() >= state.get("n_features", 0)):
+            raise ValueError("a leaf's next cut slot is not a feature slot of the tree")
+        if state.get("pool_size", 0) < 0:
+            raise ValueError("pool_size must be >= 0")
+
     # ---------------------------------------------------------------- introspection
 
     @property

@@ -702,6 +702,61 @@ cdef class StreamPartitionTree(Tree):
         if self.naive_bayes(j, s, x, out, n_out) < 0:  # no class with both: keep the path's
             self.blend_path(depth, out, n_out)
 
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """The fringe: each active leaf's slot a live block of both pools, of the layout its
+        splitter writes (dims distinct-or-not candidate columns within the registry, at most
+        `candidate_points` points so far), and no more slots than `max_active`."""
+        get = lambda name, default: state[name] if name in state else default
+        splitter, leaves = get("splitter", self.splitter), get("leaf_prediction", self.leaf_prediction)
+        m, n_values = get("candidate_points", self.candidate_points), get("n_values", 0)
+        if splitter not in (SPLITTER_POINTS, SPLITTER_GAUSSIAN) \
+                or leaves not in (LEAF_MAJORITY, LEAF_NAIVE_BAYES, LEAF_ADAPTIVE) \
+                or (leaves != LEAF_MAJORITY and splitter != SPLITTER_GAUSSIAN):
+            raise ValueError("an unknown splitter or leaf prediction, or one the other cannot serve")
+        if not 1 <= m <= 2**16 or get("max_active", self.max_active) < 1:
+            raise ValueError("candidate_points or max_active out of range")
+        slot = state.get("slot")
+        if slot is None or not n:
+            return
+        left = state["left"]
+        active = slot >= 0
+        if (active & (left >= 0)).any():
+            raise ValueError("an interior node holds a fringe slot")
+        used = slot[active]
+        if len(np.unique(used)) != len(used) or len(used) != get("n_active", len(used)) \
+                or len(used) > get("max_active", self.max_active):
+            raise ValueError("the fringe's slots are shared, miscounted or too many")
+        blocks = {}
+        for name in ("cands", "hists"):
+            if name not in state:
+                if len(used):
+                    raise ValueError(f"active leaves without their {name!r} pool")
+                continue
+            rows = state[name + "_rows"]
+            if len(used) and (used.max() >= len(rows) or (rows[used] < 0).any()):
+                raise ValueError(f"an active leaf's slot is not a block of {name!r}")
+            blocks[name] = (state[name], state[name + "_offsets"], rows)
+        if not len(used):
+            return
+        data, offsets, rows = blocks["cands"]
+        hist_rows = blocks["hists"][2]
+        for s in used:
+            block = data[offsets[s]:offsets[s] + rows[s]]
+            if len(block) < HEAD:
+                raise ValueError("a candidates block is shorter than its head")
+            dims, points = block[0], block[1]
+            if not (dims == int(dims) and 1 <= dims <= width and points == int(points)
+                    and 0 <= points <= m):
+                raise ValueError("a candidates block's head is out of range")
+            dims = int(dims)
+            want = HEAD + dims + TAIL if splitter == SPLITTER_GAUSSIAN else HEAD + dims + m * dims + m
+            want_rows = dims * G_ROWS if splitter == SPLITTER_GAUSSIAN else m * dims * PARTS
+            if len(block) != want or hist_rows[s] != want_rows:
+                raise ValueError("a fringe block's size is not its layout's")
+            cols = block[HEAD:HEAD + dims]
+            if not (np.all(cols == np.floor(cols)) and cols.min() >= 0 and cols.max() < width):
+                raise ValueError("a candidate column is not a column of the registry")
+
     # ---------------------------------------------------------------- introspection
 
     @property
