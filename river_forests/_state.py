@@ -41,6 +41,9 @@ STATE_VERSION = 1
 #: few MB; the JSON of a crafted header could otherwise take many times its bytes)
 MAX_HEADER = 64 * 2**20
 
+#: how many times its compressed size a state's JSON may inflate to
+INFLATION = 64
+
 _DTYPES = {"F64": "<f8", "F32": "<f4", "I64": "<i8", "I32": "<i4", "U64": "<u8", "U8": "|u1",
            "I8": "|i1", "BOOL": "|b1"}
 _CODES = {np.dtype(v): k for k, v in _DTYPES.items()}
@@ -151,8 +154,22 @@ def _from_spec(value):
         params = value.get("params", {})
         if not isinstance(params, dict):
             raise ModelFileError("a river object's parameters must be a dict")
+        import inspect
+
+        signature = inspect.signature(cls).parameters
+        built = {}
+        for name, v in params.items():
+            if name not in signature:
+                raise ModelFileError(f"{value['$river']} has no parameter {name!r}")
+            v = _from_spec(v)
+            default = signature[name].default
+            if default is not inspect.Parameter.empty and default is not None \
+                    and not _same_kind(default, v):
+                raise ModelFileError(f"{value['$river']}'s parameter {name!r} must be like "
+                                     f"{default!r}, got {v!r}")
+            built[name] = v
         try:
-            obj = cls(**{k: _from_spec(v) for k, v in params.items()})
+            obj = cls(**built)
         except (TypeError, ValueError) as e:
             raise ModelFileError(f"cannot build {value['$river']}: {e}") from None
         attrs = value.get("attrs", {})
@@ -161,9 +178,45 @@ def _from_spec(value):
         for name, v in attrs.items():
             if not isinstance(name, str) or name not in vars(obj):
                 raise ModelFileError(f"{value['$river']} has no attribute {name!r}")
-            setattr(obj, name, _from_attr(v))
+            v = _from_attr(v)
+            if not _same_kind(vars(obj)[name], v):
+                raise ModelFileError(f"{value['$river']}'s attribute {name!r} must be like "
+                                     f"{vars(obj)[name]!r}, got a {type(v).__name__}")
+            setattr(obj, name, v)
         return obj
     return value
+
+
+def _number(v) -> bool:
+    """A float, or an integer a float holds (a river statistic does float arithmetic)."""
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    return isinstance(v, (float, np.floating)) or (isinstance(v, (int, np.integer))
+                                                  and abs(int(v)) <= 2**53)
+
+
+def _same_kind(old, new) -> bool:
+    """Whether `new` may stand where a river object holds `old`: a number for a number (or
+    for None: a statistic not known yet), a bool for a bool, a string for a string, the same
+    class of river object, deque, generator, list or dict, element by element."""
+    from river import base
+
+    if old is None:
+        return new is None or _number(new)
+    if isinstance(old, (bool, np.bool_)):
+        return isinstance(new, (bool, np.bool_))
+    if _number(old):
+        return _number(new) or (new is None)
+    if isinstance(old, str):
+        return isinstance(new, str)
+    if isinstance(old, base.Base):
+        return type(new) is type(old)
+    if isinstance(old, collections.deque):
+        return isinstance(new, collections.deque) and all(_number(v) or isinstance(v, (bool, np.bool_))
+                                                         for v in new)
+    if isinstance(old, (list, tuple, dict, random.Random, np.ndarray)):
+        return type(new) is type(old)
+    return False
 
 
 def _from_attr(value):
@@ -251,6 +304,11 @@ def _build(state: dict, borrow: bool = False):
     if not isinstance(params, dict) or sorted(params) != sorted(_param_names(cls)):
         raise ModelFileError(f"a {cls.__name__}'s parameters must be exactly "
                              f"{_param_names(cls)}")
+    n_trees = params.get("n_estimators")
+    trees = state.get("core", {}).get("trees") if isinstance(state.get("core"), dict) else None
+    if not isinstance(trees, list) or n_trees != len(trees):
+        raise ModelFileError(f"a {cls.__name__} of n_estimators={n_trees!r} needs as many tree "
+                             "states")
     params = {k: _from_spec(v) for k, v in params.items()}
     snap = state.get("core")
     if not isinstance(snap, dict):
@@ -279,6 +337,8 @@ def _build(state: dict, borrow: bool = False):
                              "many tree states")
     if (watch is None) != (model.drift_detector is None):
         raise ModelFileError("the detectors' state does not match drift_detector")
+    if snap.get("classifier") is not (model._task == 0):
+        raise ModelFileError(f"a {cls.__name__}'s forest state is not of its task")
     core = core_from_snapshot(snap, borrow)
     model._core = core
     if watch is None:  # no detectors: the empty reports a new forest has
@@ -603,7 +663,7 @@ def _header(f, size):
     if meta.get("format") != FORMAT:
         raise ModelFileError(f"not a river_forests model file (format {meta.get('format')!r})")
     version = meta.get("format_version")
-    if not isinstance(version, str) or not version.isdigit():
+    if not isinstance(version, str) or not (version.isascii() and version.isdigit()):
         raise ModelFileError(f"corrupt model file: format version {version!r}")
     if int(version) > STATE_VERSION:
         raise ModelFileError(f"this file is of format version {version}, newer than this "
@@ -669,7 +729,7 @@ def load(path, mmap: bool = False):
         entries = _entries(header, size - start)
         crc = 0
         while True:
-            chunk = f.read(1 << 20)
+            chunk = f.read(1 << 16)
             if not chunk:
                 break
             crc = zlib.crc32(chunk, crc)
@@ -688,20 +748,31 @@ def load(path, mmap: bool = False):
             or any(a.ndim != 1 or name != _CODES.get(a.dtype) for name, a in arrays.items()):
         raise ModelFileError("corrupt model file: its tensors are not a state and one flat "
                              "tensor a dtype")
+    # a crafted stream could inflate to anything: the state's JSON may inflate to at most
+    # INFLATION times its compressed size (a real state's keys repeat tree after tree: 4 to
+    # 6 in the files of tests/data/format1) and twice the file's size
+    limit = min(MAX_HEADER, 2 * size + (1 << 18), INFLATION * len(text) + (1 << 16))
     try:
         inflate = zlib.decompressobj()
-        # the state's JSON is refused past MAX_HEADER bytes (a crafted stream could inflate
-        # to anything)
-        raw = inflate.decompress(text.tobytes(), MAX_HEADER)
+        raw = inflate.decompress(memoryview(text), limit)
         if inflate.unconsumed_tail or not inflate.eof:
-            raise ModelFileError("corrupt model file: its state is truncated or too long")
-        state = _decode(json.loads(raw.decode("utf-8")), arrays)
+            raise ModelFileError(f"corrupt model file: its state is truncated or inflates past "
+                                 f"{limit:,} bytes")
+        del text, inflate
+        state = _decode(json.loads(raw), arrays)
+        del raw
+    except ModelFileError:
+        raise
     except zlib.error as e:
         raise ModelFileError(f"corrupt model file: its state does not inflate ({e})") from None
     except (ValueError, RecursionError) as e:  # UnicodeDecodeError, JSONDecodeError
         raise ModelFileError(f"corrupt model file: its state is not JSON ({e})") from None
-    if not isinstance(state, dict) or state.get("version") != int(meta["format_version"]):
+    version = state.get("version") if isinstance(state, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool) \
+            or version != int(meta["format_version"]):
         raise ModelFileError("corrupt model file: its state disagrees with its metadata")
+    if version < 1:  # version 0 is a pickle's __dict__, never a file
+        raise ModelFileError("corrupt model file: a file's state is of format version 1 or later")
     model = from_state(state, mmap)
     if mmap and isinstance(data, np.memmap) and hasattr(data._mmap, "madvise"):
         # the checks read every page; the kernel may drop them from this process now (they

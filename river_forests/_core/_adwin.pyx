@@ -20,6 +20,8 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memmove, memset
 
+import numpy as np
+
 
 cdef inline size_t _cells(const Adwin* a) noexcept nogil:
     return <size_t>(a.max_buckets + 1)
@@ -213,12 +215,21 @@ cdef int adwin_set_state(Adwin* a, tuple state) except -1:
     """Restore `adwin_get_state`'s tuple into a detector made by `adwin_init` with the same
     `max_buckets` (its buckets' size)."""
     cdef bytes count, totals, variances
-    cdef int32_t max_buckets = state[2], n_levels = state[11]
+    cdef int32_t max_buckets, n_levels
+    if len(state) != 15 or not all(isinstance(v, bytes) for v in state[12:]) \
+            or not all(isinstance(v, (int, float)) and v == v and abs(v) < 2**62
+                       for v in state[:12]):
+        raise ValueError("corrupt ADWIN state: not twelve numbers and three byte strings")
+    max_buckets, n_levels = state[2], state[11]
     count, totals, variances = state[12:]
     if max_buckets != a.max_buckets or not 1 <= n_levels <= ADWIN_MAX_LEVELS \
             or len(count) != n_levels * sizeof(int32_t) or len(totals) != len(variances) \
             or len(totals) != n_levels * _cells(a) * sizeof(double):
         raise ValueError("corrupt ADWIN state")
+    counts = np.frombuffer(count, dtype=np.int32)
+    if counts.min() < 0 or counts.max() > <long>_cells(a) \
+            or not (0 <= state[1] and 0 <= state[3] and 0 <= state[4] and state[7] >= 0):
+        raise ValueError("corrupt ADWIN state: a bucket count or a parameter out of range")
     (a.delta, a.clock, _, a.min_window_length, a.grace_period, a.total, a.variance,
      a.width, a.tick, a.n_detections, a.detected, a.n_levels) = state[:12]
     memset(a.count, 0, ADWIN_MAX_LEVELS * sizeof(int32_t))

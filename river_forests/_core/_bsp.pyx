@@ -59,7 +59,7 @@ from ._oblique cimport child, goes_left
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has, pool_release
 from ._random cimport rng_exponential, rng_randint, rng_uniform
 from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
-                     SCALAR_I64, Tree, add_stats, doubled)
+                     SCALAR_I64, TASK_CLASSIFICATION, Tree, add_stats, doubled)
 
 
 cdef class BSPTree(BoxTree):
@@ -897,6 +897,15 @@ cdef class BSPTree(BoxTree):
                     continue
                 if b is None or keep.max() >= len(b[2]) or (b[2][keep] < per * stored[keep]).any():
                     raise ValueError(f"a leaf's kept points overrun its {name!r} block")
+            targets = blocks("targets")
+            classes = get("n_values", 0) if get("task", self.task) == TASK_CLASSIFICATION else None
+            for j in keep:
+                cells = targets[0][targets[1][j]:targets[1][j] + 2 * stored[j]]
+                y, w = cells[0::2], cells[1::2]
+                if not (np.isfinite(cells).all() and (w >= 0).all()) or (
+                        classes is not None and not ((y == np.floor(y)).all() and (y >= 0).all()
+                                                     and (y < classes).all())):
+                    raise ValueError("a kept point's target or weight is not one the tree counts")
 
     # ---------------------------------------------------------------- introspection, pickling
 

@@ -16,6 +16,7 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memcmp, memcpy
 
 import collections
+import math
 import sys
 
 import numpy as np
@@ -204,8 +205,25 @@ def check_snapshot(dict snap):
                                             and len(python[1]) == len(trees))):
             raise ValueError("the detectors must be lists as long as the trees")
     intervals = forest.get("intervals")
-    if intervals is not None and (classifier or not isinstance(intervals, dict)):
-        raise ValueError("only a regressor has an interval calibrator")
+    if intervals is not None:
+        if classifier or not isinstance(intervals, dict):
+            raise ValueError("only a regressor has an interval calibrator")
+        reals = ("alpha", "alpha_t", "gamma", "lr", "lr_beta", "b", "beta", "u_mean", "u_count")
+        if not all(isinstance(intervals.get(k), (int, float)) and not isinstance(intervals.get(k), bool)
+                   and math.isfinite(intervals[k]) for k in reals) \
+                or not 0.0 < intervals["alpha"] < 1.0 or not _int(intervals.get("window"), 1, 2**20) \
+                or not all(_int(intervals.get(k)) for k in ("n_learned", "n_misses", "n_checked")):
+            raise ValueError("the interval calibrator's settings are out of range")
+        for k in ("scores", "lo", "hi", "h"):
+            a = intervals.get(k)
+            if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1):
+                raise ValueError(f"the interval calibrator's {k!r} must be a float64 array")
+    n_labels = len(labels)
+    for t in targets:
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) \
+                or (classifier and not (t == int(t) and 0 <= t < n_labels)):
+            raise ValueError("a buffered target is not a class the forest knows"
+                             if classifier else "a buffered target is not a finite number")
 
 
 cdef class ForestCore:
@@ -384,6 +402,8 @@ cdef class ForestCore:
         if intervals is not None:
             self._set_intervals(intervals["alpha"], intervals["gamma"], intervals["window"],
                                 intervals["lr"], intervals["lr_beta"])
+            if self.conformal == NULL:
+                raise ValueError("the interval calibrator's state does not make a calibrator")
             conformal_set_state(self.conformal, intervals)
         self.rebudget()
 
@@ -618,6 +638,11 @@ cdef class ForestCore:
             self.warning_py = [warning_detector.clone() for _ in range(n)] if self.warn else None
 
     def _init_adwin(self, Py_ssize_t k, object d):
+        if not (1 <= d.max_buckets <= 2**16 and 1 <= d.clock and 0 <= d.min_window_length
+                and 0 <= d.grace_period and 0.0 < d.delta <= 1.0):
+            raise ValueError(f"this ADWIN's parameters are out of range for the compiled "
+                             f"detector (1 <= max_buckets <= 65536, clock >= 1, 0 < delta <= "
+                             f"1): {d!r}")
         adwin_init(&self.adwins[k], d.delta, d.clock, d.max_buckets, d.min_window_length,
                    d.grace_period)
 

@@ -604,6 +604,14 @@ cdef class MondrianTree(BoxTree):
             self.grow_lifetime(new_lifetime)
         return self.insert(x, self.shifted, y, w)
 
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """Linear leaves' coefficients (a regressor's): at most n_features + 1 a node, or none."""
+        linear = state.get("linear", self.linear) and state.get("task", self.task) == TASK_REGRESSION
+        cols = state.get("coef_cols", self.coef_cols)
+        if not 0 <= cols <= (state.get("n_features", 0) + 1 if linear else 0):
+            raise ValueError("the leaves' linear coefficients do not match 'linear' and the "
+                             "tree's features")
+
     # ---------------------------------------------------------------- introspection, pickling
 
     @property

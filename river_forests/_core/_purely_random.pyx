@@ -47,6 +47,8 @@ from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCA
                      add_stats)
 from ._tree import register_kind
 
+import numpy as np
+
 
 cdef class PurelyRandomTree(BoxTree):
     """A purely random tree. Parameters by name: the base's (see `_tree.Tree`), `consistent`,
@@ -258,6 +260,10 @@ cdef class PurelyRandomTree(BoxTree):
             raise ValueError("a leaf's next cut slot is not a feature slot of the tree")
         if state.get("pool_size", 0) < 0:
             raise ValueError("pool_size must be >= 0")
+        seen = state.get("pool_seen")
+        if seen is not None and n and not (np.isfinite(seen).all() and (seen >= 0).all()
+                                           and (seen == np.floor(seen)).all()):
+            raise ValueError("a leaf's count of pooled values is not a count")
 
     # ---------------------------------------------------------------- introspection
 

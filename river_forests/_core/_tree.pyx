@@ -1052,6 +1052,9 @@ cdef class Tree:
             _fill_cells(a.ptr[0], a.cell, 0, <size_t>rows * width, a.fill)
             if a.saved and name in state and rows > 0:
                 values = np.asarray(state[name], dtype=_CELL_DTYPES[a.cell])
+                if values.size > <size_t>rows * width:  # a width the kind's scalars disagree with
+                    raise ValueError(f"tree array {name!r} has more cells a row than the tree "
+                                     f"gives it ({values.size // rows} > {width})")
                 import_rows(a.ptr[0], _CELL_DTYPES[a.cell], values.reshape(rows, -1),
                             <int32_t>width)
         if self.borrowed_mask:

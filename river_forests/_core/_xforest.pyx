@@ -288,6 +288,21 @@ cdef class XTree(Tree):
             free(queue)
         return 0
 
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """The split criterion of the tree's task, a known rule for the features tried, and
+        counts that are counts."""
+        task = state.get("task", self.task)
+        criterion = state.get("criterion", self.criterion)
+        if (task == TASK_REGRESSION) != (criterion == CRITERION_MSE) \
+                or criterion not in (CRITERION_GINI, CRITERION_ENTROPY, CRITERION_MSE):
+            raise ValueError("the split criterion is not one of the tree's task")
+        if state.get("split_features_mode", self.split_features_mode) not in (
+                TRY_COUNT, TRY_SQRT, TRY_LOG2, TRY_FRACTION, TRY_ALL):
+            raise ValueError("an unknown rule for the features a split tries")
+        if state.get("min_samples_split", self.min_samples_split) < 1 \
+                or state.get("max_depth", self.max_depth) < 0:
+            raise ValueError("min_samples_split must be >= 1 and max_depth >= 0")
+
     # ---------------------------------------------------------------- introspection
 
     @property
