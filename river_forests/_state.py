@@ -623,6 +623,7 @@ def save(model, path) -> int:
         crc = zlib.crc32(_bytes_of(arrays[name]), crc)
     meta = {"format": FORMAT, "format_version": str(STATE_VERSION),
             "estimator": state["estimator"], "package_version": state["package"],
+            "params": json.dumps(_encode(state["params"], {}, "params"), allow_nan=False),
             "crc32": f"{crc:08x}"}
     header = json.dumps({"__metadata__": meta, **entries}, separators=(",", ":")).encode()
     header += b" " * (-(8 + len(header)) % 8)  # the data starts 8-byte aligned
@@ -637,8 +638,8 @@ def save(model, path) -> int:
 
 
 def read_header(path) -> dict:
-    """The file's ``__metadata__`` (format, version, estimator, package version, checksum)
-    without loading the model; :class:`ModelFileError` if it is not one."""
+    """The file's ``__metadata__`` (format, version, estimator, package version, the
+    parameters as JSON, checksum) without loading the model; :class:`ModelFileError` if it is not one."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         return _header(f, size)[0]
@@ -773,6 +774,15 @@ def load(path, mmap: bool = False):
         raise ModelFileError("corrupt model file: its state disagrees with its metadata")
     if version < 1:  # version 0 is a pickle's __dict__, never a file
         raise ModelFileError("corrupt model file: a file's state is of format version 1 or later")
+    # the metadata (outside the checksum) says what the state says
+    try:
+        told = (meta.get("estimator"), meta.get("package_version"), json.loads(meta.get("params")))
+    except (TypeError, ValueError, RecursionError):
+        told = None
+    if told != (state.get("estimator"), state.get("package"),
+                _encode(state.get("params"), {}, "params") if isinstance(state.get("params"), dict)
+                else None):
+        raise ModelFileError("corrupt model file: its metadata disagrees with its state")
     model = from_state(state, mmap)
     if mmap and isinstance(data, np.memmap) and hasattr(data._mmap, "madvise"):
         # the checks read every page; the kernel may drop them from this process now (they

@@ -154,6 +154,7 @@ def test_the_file_is_a_safetensors_file_with_its_metadata(tmp_path):
     assert meta["format"] == "river-forests" and meta["format_version"] == "1"
     assert meta["estimator"] == "PurelyRandomForestRegressor"
     assert meta["package_version"] == river_forests.__version__
+    assert json.loads(meta["params"])["n_estimators"] == 3
     assert river_forests._state.read_header(path) == meta
     # the arrays tile the data; the state is zlib-compressed JSON naming the parameters
     ends = sorted(tuple(e["data_offsets"]) for e in header.values())
