@@ -321,11 +321,22 @@ def _build(state: dict, borrow: bool = False):
         if not isinstance(templates, (tuple, list)) or len(templates) != 2:
             raise ModelFileError("the detectors' templates must be a pair")
         watch["templates"] = tuple(_from_spec(d) for d in templates)
+        # each detector of the class the parameters name (the templates: those parameters)
+        kinds = [type(params.get("drift_detector")), type(params.get("warning_detector"))]
+        if [type(d) for d in watch["templates"]] != kinds:
+            raise ModelFileError("the detectors' templates are not drift_detector and "
+                                 "warning_detector")
         python = watch.get("python")
         if python is not None:
             if not isinstance(python, (tuple, list)) or len(python) != 2:
                 raise ModelFileError("the detectors that run in Python must be a pair of lists")
             watch["python"] = tuple(None if ds is None else [_from_spec(d) for d in ds] for ds in python)
+            for ds, kind in zip(watch["python"], kinds):
+                if (ds is None) != (kind is type(None)) or (
+                        ds is not None and not (isinstance(ds, list)
+                                                and all(type(d) is kind for d in ds))):
+                    raise ModelFileError("a detector that runs in Python is not of its "
+                                         "parameter's class")
         snap = dict(snap, forest=dict(forest, watch=watch))
     model = cls(**params)  # checks the parameters
     kind = model._tree_class.__name__
@@ -527,6 +538,10 @@ def _encode(obj, arrays: dict, path: str):
     if isinstance(obj, tuple):
         return {"$tuple": [_encode(v, arrays, f"{path}.{i}") for i, v in enumerate(obj)]}
     if isinstance(obj, list):
+        if len(obj) >= 8 and all(type(v) is str for v in obj):  # feature names, labels
+            data = [v.encode("utf-8", "surrogatepass") for v in obj]
+            return {"$strings": [_pack(arrays, np.frombuffer(b"".join(data), dtype=np.uint8)),
+                                 _pack(arrays, np.array([len(b) for b in data], dtype=np.int64))]}
         return [_encode(v, arrays, f"{path}.{i}") for i, v in enumerate(obj)]
     if isinstance(obj, dict):
         if all(isinstance(k, str) and not k.startswith("$") for k in obj):
@@ -546,6 +561,22 @@ def _decode(obj, arrays: dict):
         if key == "$array" or key == "$bytes":
             a = _unpack(value, arrays)
             return a.tobytes() if key == "$bytes" else a
+        if key == "$strings":
+            if not isinstance(value, list) or len(value) != 2:
+                raise ModelFileError("a list of strings is its bytes and their lengths")
+            data, lengths = _unpack(value[0], arrays), _unpack(value[1], arrays)
+            if data.dtype != np.uint8 or lengths.dtype != np.int64 or data.ndim != 1 \
+                    or lengths.ndim != 1 or (len(lengths) and (lengths.min() < 0
+                                                               or lengths.sum() != len(data))):
+                raise ModelFileError("a list of strings' lengths do not add up to its bytes")
+            raw, out, at = data.tobytes(), [], 0
+            try:
+                for n in lengths.tolist():
+                    out.append(raw[at:at + n].decode("utf-8", "surrogatepass"))
+                    at += n
+            except UnicodeDecodeError:
+                raise ModelFileError("a string is not UTF-8") from None
+            return out
         if key == "$float":
             if value not in ("nan", "inf", "-inf"):
                 raise ModelFileError(f"not a float: {value!r}")
@@ -749,17 +780,32 @@ def load(path, mmap: bool = False):
             or any(a.ndim != 1 or name != _CODES.get(a.dtype) for name, a in arrays.items()):
         raise ModelFileError("corrupt model file: its tensors are not a state and one flat "
                              "tensor a dtype")
-    # a crafted stream could inflate to anything: the state's JSON may inflate to at most
-    # INFLATION times its compressed size (a real state's keys repeat tree after tree: 4 to
-    # 6 in the files of tests/data/format1) and twice the file's size
-    limit = min(MAX_HEADER, 2 * size + (1 << 18), INFLATION * len(text) + (1 << 16))
+    # a crafted stream could inflate to anything. A real state's JSON is its keys (names and
+    # labels are tensors): it inflates 4 to 6 times (the files of tests/data/format1) to a
+    # few KiB a tree. It may inflate to at most INFLATION times its compressed size, and
+    # half the file's size and 1 MiB (the text and its decoded copy: the file's size) with
+    # 16 KiB a tree the metadata names
+    try:
+        trees = int(json.loads(meta.get("params", "{}")).get("n_estimators", 1))
+    except (TypeError, ValueError, AttributeError, RecursionError, OverflowError):
+        trees = 1
+    limit = min(MAX_HEADER, INFLATION * len(text) + (1 << 16),
+                (size + (1 << 20)) // 2 + (1 << 15) * max(1, min(trees, 2**16)))
     try:
         inflate = zlib.decompressobj()
-        raw = inflate.decompress(memoryview(text), limit)
-        if inflate.unconsumed_tail or not inflate.eof:
-            raise ModelFileError(f"corrupt model file: its state is truncated or inflates past "
-                                 f"{limit:,} bytes")
-        del text, inflate
+        raw = bytearray()
+        view = memoryview(text)
+        while True:  # in steps: the buffer never overshoots the limit
+            raw += inflate.decompress(view, 1 << 16)
+            view = inflate.unconsumed_tail
+            if len(raw) > limit:
+                raise ModelFileError(f"corrupt model file: its state inflates past {limit:,} "
+                                     "bytes")
+            if inflate.eof or not view:
+                break
+        if not inflate.eof:
+            raise ModelFileError("corrupt model file: its state is truncated")
+        del text, view, inflate
         state = _decode(json.loads(raw), arrays)
         del raw
     except ModelFileError:

@@ -196,8 +196,11 @@ def check_snapshot(dict snap):
                    for e in log[0]):
             raise ValueError("a drift log entry is (sample, tree)")
         adwins = watch.get("adwins")
-        if adwins is not None and (not isinstance(adwins, list) or len(adwins) != len(trees)):
-            raise ValueError("the ADWIN states must be a list as long as the trees")
+        if adwins is not None and (not isinstance(adwins, list) or len(adwins) != len(trees)
+                                   or not all(isinstance(a, (tuple, list)) and len(a) == 2
+                                              and all(isinstance(s, tuple) for s in a)
+                                              for a in adwins)):
+            raise ValueError("the ADWIN states must be a pair of states a tree")
         python = watch.get("python")
         if python is not None and not (isinstance(python, (tuple, list)) and len(python) == 2
                                        and isinstance(python[0], list) and len(python[0]) == len(trees)
