@@ -168,6 +168,11 @@ def _from_spec(value):
                 raise ModelFileError(f"{value['$river']}'s parameter {name!r} must be like "
                                      f"{default!r}, got {v!r}")
             built[name] = v
+        from river import drift
+
+        if cls is drift.ADWIN and not 1 <= built.get("max_buckets", 5) <= 2**16:
+            # river's ADWIN allocates its buckets for it in its constructor
+            raise ModelFileError("an ADWIN of more than 65,536 buckets a level")
         try:
             obj = cls(**built)
         except (TypeError, ValueError) as e:
