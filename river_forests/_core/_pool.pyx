@@ -240,7 +240,7 @@ cdef int pool_import(Pool* pool, object data, object offsets, object rows, int32
     for b in range(r.shape[0]):
         if r[b] < 0:
             continue
-        if o[b] < 0 or o[b] + <long long>r[b] * cols > d.shape[0]:
+        if o[b] < 0 or o[b] > d.shape[0] or (cols > 0 and r[b] > (d.shape[0] - o[b]) // cols):
             raise ValueError("corrupt pool state: a block lies outside its data")
         dst = pool_alloc(pool, b, r[b])
         for i in range(r[b]):

@@ -1204,9 +1204,12 @@ cdef class Tree:
                 raise ValueError(f"tree pool {name!r}: {cols!r} cells a row")
             stride = _width(self, self.pools_[k].stride, state, n_features, n_values)
             live = rows_ >= 0
-            ends = offsets[live] + rows_[live].astype(np.int64) * cols
-            if live.any() and (offsets[live].min() < 0 or ends.max() > len(data)):
-                raise ValueError(f"tree pool {name!r} has a block outside its data")
+            if live.any():  # compared so that nothing overflows: offset + rows * cols <= size
+                starts = offsets[live]
+                if starts.min() < 0 or starts.max() > len(data) or (
+                        cols and (rows_[live].astype(np.int64)
+                                  > (len(data) - starts) // cols).any()):
+                    raise ValueError(f"tree pool {name!r} has a block outside its data")
             state_bytes += data.nbytes + offsets.nbytes + rows_.nbytes
             alloc += int(rows_[live].sum()) * stride * 8 + len(rows_) * 16
         if alloc > 4 * state_bytes + (1 << 20):
