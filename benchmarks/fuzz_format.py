@@ -1088,39 +1088,28 @@ STATE_OPS = (["element"] * 6 + ["scalar"] * 4 + ["count"] * 2 + ["shape"] * 3 + 
 
 
 def state_case(ch, seed: Seed, all_seeds: dict, op=None):
+    """One structure-aware case: `op` (or one drawn) applied to a copy of `seed`'s state."""
     state = copy.deepcopy(seed.state)
     op = op or ch.pick(STATE_OPS)
     if not tree_paths(state) and op in ("count", "graft", "links", "pool"):
         op = "element"
-    if op == "element":
-        detail = mutate_element(ch, state)
-    elif op == "scalar":
-        detail = mutate_scalar(ch, state)
-    elif op == "count":
-        detail = mutate_count(ch, state)
-    elif op == "shape":
-        detail = mutate_shape(ch, state)
-    elif op == "remove":
-        detail = mutate_remove(ch, state)
-    elif op == "add":
-        detail = mutate_add(ch, state)
-    elif op == "container":
-        detail = mutate_container(ch, state)
-    elif op == "bytes":
-        detail = mutate_bytes(ch, state)
-    elif op == "graft":
-        detail = mutate_graft(ch, state, [s.state for s in all_seeds.values()])
-    elif op == "links":
-        detail = mutate_links(ch, state)
-    elif op == "pool":
-        detail = mutate_pool(ch, state)
-    elif op == "version":
-        detail = mutate_version(ch, state)
+    others = [s.state for s in all_seeds.values()]
+    if op == "graft":
+        detail = mutate_graft(ch, state, others)
     elif op == "estimator":
         detail = mutate_estimator(ch, state, sorted({s.estimator for s in all_seeds.values()}))
+    elif op in _MUTATIONS:
+        detail = _MUTATIONS[op](ch, state)
     else:
-        detail = mutate_forest(ch, state, [s.state for s in all_seeds.values()])
+        detail = mutate_forest(ch, state, others)
     return f"state:{op}", detail, state_file(state)
+
+
+#: the state mutations that need nothing but the state, by name
+_MUTATIONS = {"element": mutate_element, "scalar": mutate_scalar, "count": mutate_count,
+              "shape": mutate_shape, "remove": mutate_remove, "add": mutate_add,
+              "container": mutate_container, "bytes": mutate_bytes, "links": mutate_links,
+              "pool": mutate_pool, "version": mutate_version}
 
 
 # ---------------------------------------------------------------------------- file mutations
