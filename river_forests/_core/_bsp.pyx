@@ -43,7 +43,7 @@ on it takes no byte more, its statistics learning along the paths.
 cdef enum:
     DEF_WARMUP = 16
 
-from libc.math cimport INFINITY, NAN, floor, pow
+from libc.math cimport INFINITY, NAN, floor, isfinite, pow
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -873,19 +873,7 @@ cdef class BSPTree(BoxTree):
                 raise ValueError("a pair of slots names a slot the tree lacks")
         hulls = blocks("hulls")
         if hulls is not None:
-            data, offsets, rows = hulls
-            for j in np.flatnonzero(rows >= 0):
-                block = data[offsets[j]:offsets[j] + rows[j]]
-                pos = 0
-                for p in range(n_pairs):
-                    if pos >= len(block):
-                        raise ValueError("a node's hulls are shorter than its pairs")
-                    k = block[pos]
-                    if not (k == int(k) and 0 <= k <= max_vertices):
-                        raise ValueError("a hull's vertex count is out of range")
-                    pos += 1 + 2 * int(k)
-                if pos > len(block) or not np.isfinite(block[:pos]).all():
-                    raise ValueError("a node's hulls overrun their block or hold NaN")
+            _check_hulls(hulls[0], hulls[1], hulls[2], n_pairs, max_vertices)
         stored = state.get("stored")
         if stored is not None and n:
             if stored.min() < 0 or stored.max() > max_points:
@@ -898,14 +886,9 @@ cdef class BSPTree(BoxTree):
                 if b is None or keep.max() >= len(b[2]) or (b[2][keep] < per * stored[keep]).any():
                     raise ValueError(f"a leaf's kept points overrun its {name!r} block")
             targets = blocks("targets")
-            classes = get("n_values", 0) if get("task", self.task) == TASK_CLASSIFICATION else None
-            for j in keep:
-                cells = targets[0][targets[1][j]:targets[1][j] + 2 * stored[j]]
-                y, w = cells[0::2], cells[1::2]
-                if not (np.isfinite(cells).all() and (w >= 0).all()) or (
-                        classes is not None and not ((y == np.floor(y)).all() and (y >= 0).all()
-                                                     and (y < classes).all())):
-                    raise ValueError("a kept point's target or weight is not one the tree counts")
+            classes = get("n_values", 0) if get("task", self.task) == TASK_CLASSIFICATION else -1
+            if len(keep):
+                _check_targets(targets[0], targets[1], np.ascontiguousarray(stored), classes)
 
     # ---------------------------------------------------------------- introspection, pickling
 
@@ -958,6 +941,50 @@ cdef class BSPTree(BoxTree):
         pts = np.array([pool_block(&self.points, node)[k] for k in range(n * self.feature_capacity)])
         tg = np.array([pool_block(&self.targets, node)[k] for k in range(2 * n)])
         return pts.reshape(n, self.feature_capacity)[:, :self.n_features], tg.reshape(n, 2)
+
+
+def _check_hulls(const double[::1] data, const long long[::1] offsets, const int32_t[::1] rows,
+                 Py_ssize_t n_pairs, Py_ssize_t max_vertices):
+    """Each live block of the hulls pool: one entry a pair (a vertex count m in [0,
+    max_vertices], then 2m finite coordinates), within the block (`check_kind_state`; the
+    pool check put every block inside `data`)."""
+    cdef Py_ssize_t j, p, pos, end, k
+    cdef double m
+    for j in range(rows.shape[0]):
+        if rows[j] < 0:
+            continue
+        pos = offsets[j]
+        end = offsets[j] + rows[j]
+        for p in range(n_pairs):
+            if pos >= end:
+                raise ValueError("a node's hulls are shorter than its pairs")
+            m = data[pos]
+            if not (0 <= m <= max_vertices and m == floor(m)):
+                raise ValueError("a hull's vertex count is out of range")
+            if pos + 1 + 2 * <Py_ssize_t>m > end:
+                raise ValueError("a node's hulls overrun their block")
+            for k in range(pos + 1, pos + 1 + 2 * <Py_ssize_t>m):
+                if not isfinite(data[k]):
+                    raise ValueError("a node's hull holds NaN or infinity")
+            pos += 1 + 2 * <Py_ssize_t>m
+
+
+def _check_targets(const double[::1] data, const long long[::1] offsets, const int32_t[::1] stored,
+                   Py_ssize_t classes):
+    """Each leaf's kept targets (y, w): finite, w >= 0, y a class index below `classes` (a
+    classifier's; -1: a regressor's). The blocks were checked to hold them."""
+    cdef Py_ssize_t j, i, at
+    cdef double y, w
+    for j in range(stored.shape[0]):
+        if stored[j] <= 0:
+            continue
+        at = offsets[j]
+        for i in range(stored[j]):
+            y = data[at + 2 * i]
+            w = data[at + 2 * i + 1]
+            if not (isfinite(y) and isfinite(w) and w >= 0) or (
+                    classes >= 0 and not (0 <= y < classes and y == floor(y))):
+                raise ValueError("a kept point's target or weight is not one the tree counts")
 
 
 register_kind(BSPTree)
