@@ -14,9 +14,9 @@ after the first 230 rows of Phishing (classifiers) or TrumpApproval (regressors)
 keeps the last 30 buffered); a Mondrian classifier with river's ADWIN as drift and warning
 detector, which learns 200 rows and then rows of flipped labels until a background tree
 grows; a Mondrian regressor with PageHinkley (a detector that runs in Python, saved with its
-attributes); and, when ``tests/data/0.1`` is there and a file of format version 0 loads, a Mondrian
-classifier pickled by 0.1 as such a file (the migration's input). Each case takes one seed and one
-mutation (`make_case`):
+attributes); and, when ``tests/data/0.1`` is there and a file of format version 0 loads, a
+Mondrian classifier pickled by 0.1 as such a file (the migration's input). Each case takes
+one seed and one mutation (`make_case`):
 
 - ``byte:*``: the saved file's bytes truncated, bit-flipped, overwritten, inserted into,
   deleted from, or its header length changed;
@@ -44,8 +44,11 @@ above their start, with faulthandler on (a crash's or hang's Python stack is kep
 that dies or hangs is charged to the case it was running (or, dying between cases, to the
 one it finished last) and a new child goes on after it. Every crash and hang is then replayed
 alone in a fresh process (``--replay i --seed s``; ``--no-confirm`` skips it), which tells a
-case's own crash from one an earlier case's corrupted memory caused.
-Writes ``results/experiments/fuzz_format.md``. ``tests/test_fuzz_files.py`` draws the same
+case's own crash from one an earlier case's corrupted memory caused (the replay runs
+under the same address-space limit). Not seen: a load that silently reads memory outside the
+file (a loaded model is only checked to work, not to hold what the file holds). Writes
+``results/experiments/fuzz_format.md`` (the code version at the start and, if another hand
+changed it meanwhile, at the end). ``tests/test_fuzz_files.py`` draws the same
 mutations with hypothesis.
 """
 
