@@ -1173,7 +1173,7 @@ def byte_case(ch, seed: Seed, op=None):
 
 HEADER_OPS = ["meta"] * 3 + ["entry"] * 4 + ["state-blob"] * 3 + ["extra", "json"]
 
-_VERSIONS = ["0", "2", "10", "-1", "1.0", "", " 1", "01", "\u0661", "\u00b9", "9" * 30, 1, None,
+_VERSIONS = ["0", "3", "10", "-1", "1.0", "", " 1", "01", "\u0661", "\u00b9", "9" * 30, 1, None,
              [1]]
 
 

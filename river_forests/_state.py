@@ -34,8 +34,9 @@ import numpy as np
 
 FORMAT = "river-forests"
 
-#: the version of `to_state`'s dict and of the file (0: the pickles of 0.1 to 0.2)
-STATE_VERSION = 1
+#: the version of `to_state`'s dict and of the file (0: the pickles of 0.1 to 0.2; 1: 0.3's
+#: files, before feature importances)
+STATE_VERSION = 2
 
 #: a header longer than this is refused before it is parsed (a wide stream's names take a
 #: few MB; the JSON of a crafted header could otherwise take many times its bytes)
@@ -453,8 +454,36 @@ def _from_pickle_era(state: dict) -> dict:
             "core": snap}
 
 
+def _add_importances(state: dict) -> dict:
+    """Version 1 -> 2: feature importances. The model gets ``importance_halflife``'s default
+    and each tree that decay; its splits start with no credit (their ``gain`` is zero), so
+    the importances are those of what the model learns after the load."""
+    from ._core._tree import TREE_KINDS
+    from ._forest import SHARED_DEFAULTS, importance_growth
+
+    if not isinstance(state.get("params"), dict) or not isinstance(state.get("core"), dict):
+        raise ModelFileError("a model state needs its parameters and its forest's state")
+    halflife = SHARED_DEFAULTS["importance_halflife"]
+    params = dict(state["params"])
+    params.setdefault("importance_halflife", halflife)
+    core = dict(state["core"])
+    forest = core.get("forest")
+
+    def tree(t):
+        if isinstance(t, dict) and t.get("kind") in TREE_KINDS:
+            t = dict(t)
+            t.setdefault("gain_growth", importance_growth(halflife))
+        return t
+
+    if isinstance(core.get("trees"), list):
+        core["trees"] = [tree(t) for t in core["trees"]]
+    if isinstance(forest, dict) and isinstance(forest.get("background"), list):
+        core["forest"] = dict(forest, background=[tree(t) for t in forest["background"]])
+    return dict(state, version=2, params=params, core=core)
+
+
 #: version -> the step that brings a state of that version to the next
-MIGRATIONS = {0: _from_pickle_era}
+MIGRATIONS = {0: _from_pickle_era, 1: _add_importances}
 
 
 def migrate(state: dict) -> dict:

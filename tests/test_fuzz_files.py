@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 import river_forests
+from river_forests._state import STATE_VERSION
 from benchmarks import fuzz_format as fuzz
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -136,7 +137,7 @@ def _flip_data(seed):
 
 def _newer_version(seed):
     entries, blobs = fuzz.layout(seed.arrays)
-    meta = dict(fuzz.meta_for(seed.state, blobs), format_version="2")
+    meta = dict(fuzz.meta_for(seed.state, blobs), format_version=str(STATE_VERSION + 1))
     return fuzz.assemble(meta, entries, blobs)
 
 

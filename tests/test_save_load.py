@@ -15,7 +15,7 @@ from river import datasets, drift
 
 import river_forests
 from river_forests import ModelFileError
-from river_forests._state import _encode, to_state
+from river_forests._state import STATE_VERSION, _encode, to_state
 
 FIXTURES = pathlib.Path(__file__).parent / "data" / "format1"
 ESTIMATORS = [n for n in river_forests.__all__ if isinstance(getattr(river_forests, n), type)]
@@ -151,7 +151,7 @@ def test_the_file_is_a_safetensors_file_with_its_metadata(tmp_path):
     assert (8 + n) % 8 == 0
     header = json.loads(raw[8:8 + n])
     meta = header.pop("__metadata__")
-    assert meta["format"] == "river-forests" and meta["format_version"] == "1"
+    assert meta["format"] == "river-forests" and meta["format_version"] == str(STATE_VERSION)
     assert meta["estimator"] == "PurelyRandomForestRegressor"
     assert meta["package_version"] == river_forests.__version__
     assert json.loads(meta["params"])["n_estimators"] == 3
@@ -257,7 +257,7 @@ def test_a_flipped_bit_is_refused(saved, tmp_path):
 def test_a_newer_format_says_to_upgrade(saved, tmp_path):
     _, raw, _ = saved
     n = struct.unpack("<Q", raw[:8])[0]
-    header = raw[8:8 + n].replace(b'"format_version":"1"', b'"format_version":"9"')
+    header = raw[8:8 + n].replace(f'"format_version":"{STATE_VERSION}"'.encode(), b'"format_version":"9"')
     assert len(header) == n
     with pytest.raises(ModelFileError, match="newer than this river_forests reads"):
         _load_bytes(raw[:8] + header + raw[8 + n:], tmp_path)

@@ -56,6 +56,20 @@ cdef class BoxTree(Tree):
             state[side] = state[side].astype(np.float64) + origin
         return state
 
+    def describe(self, int32_t j):
+        """The node's box: (registry column, lowest, highest value seen) for each slot it has
+        seen a value of, in the units of x (float32 rounded outward)."""
+        cdef int32_t d
+        cdef size_t row = <size_t>j * self.feature_capacity
+        if not 0 <= j < self.n_nodes:
+            raise IndexError(f"node {j} is not one of the tree's {self.n_nodes} nodes")
+        box = []
+        for d in range(self.n_features):
+            if self.lower[row + d] <= self.upper[row + d]:
+                box.append((self.columns[d], self.lower[row + d] + self.origin[d],
+                            self.upper[row + d] + self.origin[d]))
+        return {"box": box}
+
     # ---------------------------------------------------------------- boxes
 
     cdef void shift(self, const double* x) noexcept nogil:

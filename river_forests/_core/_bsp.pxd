@@ -68,6 +68,7 @@ cdef class BSPTree(BoxTree):
     cdef int drop_growth(self) except -1 nogil
     cdef bint points_fit(self, size_t point_cells, size_t target_cells) noexcept nogil
     cdef bint can_add(self, int32_t k) noexcept nogil
+    cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil
     cdef int point_hulls(self, int32_t node, const double* pts, int32_t n) except -1 nogil
     cdef double hull_rate(self, int32_t node) noexcept nogil
     cdef bint holds(self, int32_t node, const double* xs) noexcept nogil

@@ -43,7 +43,7 @@ on it takes no byte more, its statistics learning along the paths.
 cdef enum:
     DEF_WARMUP = 16
 
-from libc.math cimport INFINITY, NAN, floor, isfinite, pow
+from libc.math cimport INFINITY, NAN, fabs, floor, isfinite, pow
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -820,6 +820,32 @@ cdef class BSPTree(BoxTree):
                 row[slot] = NAN
         return BoxTree._clear_slot(self, slot)
 
+    cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil:
+        """An oblique cut's two columns, each credited with its share of the variance of the
+        cut's score coef_a * x_a + coef_b * x_b over the root box (independent features,
+        each spread as its range, `scale`): (coef * range)^2 over their sum. A feature's
+        share does not depend on its units, and a cut close to one axis credits that
+        feature nearly alone."""
+        cdef int32_t s, k
+        cdef double m[2]
+        cols[0] = self.feature[node]
+        cols[1] = self.feature_b[node]
+        m[0] = fabs(self.coef_a[node])
+        m[1] = fabs(self.coef_b[node])
+        for k in range(2):
+            for s in range(self.n_features):
+                if self.columns[s] == cols[k] and self.scale[s] > 0.0:
+                    m[k] /= self.scale[s]
+                    break
+        m[0] *= m[0]
+        m[1] *= m[1]
+        if not m[0] + m[1] > 0.0:
+            m[0] = 1.0
+            m[1] = 1.0
+        shares[0] = m[0] / (m[0] + m[1])
+        shares[1] = 1.0 - shares[0]
+        return 2
+
     # ---------------------------------------------------------------- prediction
 
     cdef int32_t descend(self, const double* x) noexcept nogil:
@@ -835,6 +861,14 @@ cdef class BSPTree(BoxTree):
             j = child(self, j, x)
         self.walked = depth
         return depth
+
+    def describe(self, int32_t j):
+        """The node's box (`BoxTree.describe`) and, if it is cut, its line's coefficients
+        (coef_a * x[columns[0]] + coef_b * x[columns[1]] <= threshold goes left)."""
+        info = BoxTree.describe(self, j)
+        if self.left[j] >= 0:
+            info["coefs"] = (self.coef_a[j], self.coef_b[j])
+        return info
 
     def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
         """The oblique cuts' second columns within the registry; the pairs of slots (slots of

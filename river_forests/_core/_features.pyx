@@ -92,6 +92,11 @@ cdef inline double _as_double(object key, object value) except? -1.0:
         ) from None
 
 
+def as_double(key, value):
+    """A feature's value as the trees read it (None: NaN; a string: its category code)."""
+    return _as_double(key, value)
+
+
 def _canonical(names):
     return sorted(names, key=repr)
 

@@ -1319,6 +1319,28 @@ cdef class ForestCore:
         self._predict_row(n, 2)
         return n
 
+    def importances(self):
+        """Each registry column's summed credit over the trees (background trees, which do
+        not predict, left out): the decayed loss reduction of the splits on it
+        (`Tree.credit`), as an array one cell a column; negative sums are kept."""
+        acquire(self.lock)
+        try:
+            out = np.zeros(len(self.features.names), dtype=np.float64)
+            for tree in self.trees:
+                tree.add_importances(out)
+            return out
+        finally:
+            release(self.lock)
+
+    def inspect(self, object fn):
+        """`fn(trees)` under the model's lock: a look inside the trees (a walk, a node) while
+        another thread may learn."""
+        acquire(self.lock)
+        try:
+            return fn(self.trees)
+        finally:
+            release(self.lock)
+
     def predict_interval_one(self, dict x):
         """Regression with intervals: (mean, variance, lower, upper)."""
         cdef double mean, var, lo, hi

@@ -495,7 +495,7 @@ cdef class MondrianTree(BoxTree):
         to choose the dimension), and at the node cap, where no split can happen, never."""
         cdef int32_t j = self.root, d, nxt = -1, k = 0
         cdef int32_t kept = self.reuse  # > 0: `path` holds x's walk (`Tree.route`)
-        if kept > 0:
+        if kept > 0 and self.walk_tag != 0:  # a prediction's walk (`Tree.route`)
             self.n_reused += 1
         cdef int32_t n_features = self.n_features
         cdef int32_t n_cols = padded(n_features)  # <= stride; `below`/`above` NaN past n_features

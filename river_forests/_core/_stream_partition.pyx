@@ -336,6 +336,27 @@ cdef class StreamPartitionTree(Tree):
 
     # ---------------------------------------------------------------- splitting
 
+    def describe(self, int32_t j):
+        """An active leaf's split candidates (denil2013's candidate features and points): how
+        many, and the one it would split at now (registry column, threshold), if any."""
+        cdef int32_t s, c, depth = 0, i = j, dims
+        cdef const double* cb
+        if not 0 <= j < self.n_nodes:
+            raise IndexError(f"node {j} is not one of the tree's {self.n_nodes} nodes")
+        s = self.slot[j]
+        if self.left[j] >= 0 or s < 0:
+            return {}
+        while self.parent[i] >= 0:
+            depth += 1
+            i = self.parent[i]
+        cb = pool_block(&self.cands, s)
+        dims = <int32_t>cb[0]
+        c = self.best_split(j, s, depth)
+        info = {"candidates": dims * <int32_t>cb[1]}
+        if c >= 0:
+            info["best"] = (<int32_t>cb[HEAD + c % dims], cb[HEAD + dims + c])
+        return info
+
     cdef int32_t best_split(self, int32_t node, int32_t s, int32_t depth) noexcept nogil:
         """Algorithms 3-7 at a structure point: the candidate to split leaf `node` at, or -1.
         Valid: both sides hold alpha(d) estimation points. Split if a valid candidate's gain

@@ -143,6 +143,17 @@ cdef class Tree:
     cdef unsigned long long borrowed_mask
     cdef readonly object borrowed  # the state the borrowed arrays live in (None: none)
 
+    # --- feature importances (`credit`): what each split has done for the predictions ---
+    # gain[j] / gain_unit is the decayed sum, over the samples that went through interior
+    # node j, of the loss of j's estimate less that of the child the sample went to (each
+    # sample against the statistics before it: prequential), weighted by the sample's weight;
+    # a sample counts 2^(-age / halflife), its age in samples offered to the tree since. The
+    # decay is lazy: a credit is added times `gain_unit`, which grows by `gain_growth` a sample
+    # offered, and the whole array is divided by it once it passes 1e15.
+    cdef float* gain
+    cdef double gain_unit
+    cdef double gain_growth     # 2^(1 / halflife); 0: importances not tracked
+
     # --- the tree's feature subspace: the width policy of every tree kind ---
     # A tree works on at most `features_per_tree` features, its slots: per-node rows (boxes, ...)
     # have one cell per slot, never one per feature the stream has shown. The first
@@ -208,6 +219,9 @@ cdef class Tree:
 
     # learning
     cdef double draw_weight(self) noexcept nogil
+    cdef int age_gain(self) except -1 nogil
+    cdef int credit(self, int32_t depth, double y, double w) except -1 nogil
+    cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil
     cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil
     cdef int clear_stats(self) except -1 nogil
@@ -225,6 +239,21 @@ cdef class Tree:
     cpdef dict get_state(self)
     cpdef set_state(self, dict state, bint borrow=*, Py_ssize_t columns=*)
     cdef int _writable(self) except -1
+
+
+cdef enum:
+    CREDIT_EVERY = 8         # a tree credits its splits with one sample of this many (`credit_due`)
+
+
+cdef inline bint credit_due(long long offered) noexcept nogil:
+    """Whether the `offered`-th sample offered to a tree (its `n_offered` then) is one its
+    splits are credited with (`Tree.credit`): one in CREDIT_EVERY, picked by a hash of its
+    position (never the tree's generator, whose draws shape the tree; nor a fixed period,
+    which a periodic stream could alias), its credit weighing CREDIT_EVERY times its weight."""
+    cdef uint64_t z = <uint64_t>offered * 0x9E3779B97F4A7C15ULL
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return ((z ^ (z >> 31)) & (CREDIT_EVERY - 1)) == 0
 
 
 cdef inline void add_stats(Tree tree, int32_t node, double y, double w) noexcept nogil:

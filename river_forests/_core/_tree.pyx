@@ -246,6 +246,10 @@ cdef class Tree:
         self.declare_scalar(&self.n_features, b"n_features", SCALAR_I32, False)
         self.declare_scalar(&self.n_columns, b"n_columns", SCALAR_I32, False)
         self.declare_scalar(&self.n_values, b"n_values", SCALAR_I32, False)
+        self.gain_unit = 1.0
+        self.declare_array(<void**>&self.gain, b"gain", CELL_F32, ROWS_NODE, NULL, NULL, True, 0.0)
+        self.declare_scalar(&self.gain_growth, b"gain_growth", SCALAR_F64, True)
+        self.declare_scalar(&self.gain_unit, b"gain_unit", SCALAR_F64, False)
 
     def __init__(self, **params):
         """A new empty tree. Every parameter is given by name: the base's (`task`,
@@ -690,6 +694,7 @@ cdef class Tree:
             self.right[j] = -1
             self.feature[j] = -1
             self.threshold[j] = NAN
+            self.gain[j] = 0.0  # a leaf again: its split's credit goes with the split
             freed += 2
         # fill the lowest hole with the highest live row until none is left below the end
         dst = 0
@@ -745,6 +750,9 @@ cdef class Tree:
         kind needs (admit new features, make room for a new class, count it, create the root)
         before the kind's `learn`."""
         cdef double w = self.draw_weight()
+        cdef int32_t depth
+        if self.gain_growth > 0.0:
+            self.age_gain()
         if w <= 0.0:
             self.reuse = 0
             return 0
@@ -754,6 +762,13 @@ cdef class Tree:
         self.n_seen += 1
         if self.root < 0:
             self.root = self.add_node(-1)
+        if self.gain_growth > 0.0 and self.left[self.root] >= 0 and credit_due(self.n_offered):
+            # the walk the credit takes is the one the kind's `learn` takes next (`route`)
+            depth = self.reuse
+            if depth <= 0:
+                depth = self.descend(x)
+                self.reuse = depth
+            self.credit(depth, y, w * CREDIT_EVERY)
         self.learn(x, n_features, y, w)
         self.reuse = 0  # a kind that walks its own way leaves it
         return 0
@@ -762,6 +777,78 @@ cdef class Tree:
         """The kind's update with a kept sample of weight `w` (the root exists)."""
         with gil:
             raise NotImplementedError
+
+    cdef int age_gain(self) except -1 nogil:
+        """One sample offered: every credit so far weighs 2^(-1 / halflife) less (lazily: later
+        credits weigh `gain_growth` times more), the array divided down now and then."""
+        cdef int32_t j
+        cdef float inv
+        self.gain_unit *= self.gain_growth
+        if self.gain_unit > 1e15:
+            inv = <float>(1.0 / self.gain_unit)
+            for j in range(self.n_nodes):
+                self.gain[j] *= inv
+            self.gain_unit = 1.0
+        return 0
+
+    cdef int credit(self, int32_t depth, double y, double w) except -1 nogil:
+        """Credit each interior node of `path[:depth]` (the walk of a sample of target `y` and
+        weight `w`, before the tree learns it) with what its split did for the sample: the
+        loss of the node's estimate less that of its child's, the estimates being the
+        smoothed path estimates the predictions read (`blend_path`, for the sample's class or
+        the mean). The loss is 1 - p(y) for a classifier, whose sum over a node's samples is
+        the node's weight times its Gini impurity, so that a node's credit is its split's
+        weighted Gini decrease, measured on each sample before it is learned; and the squared
+        error over the root's variance for a regressor (a variance decrease, free of the
+        target's units). The walk's credits stop at the first node that has seen no data (the
+        nodes below it have seen none either: the statistics rule)."""
+        cdef int32_t k, j, c = 0
+        cdef double a = self.smoothing, est = 0.0, loss, prev = 0.0, nj, t, n0, inv, inv_var = 0.0
+        cdef double unit = w * self.gain_unit
+        cdef const double* v
+        cdef bint have = False, clf = self.task == TASK_CLASSIFICATION
+        if clf:
+            c = <int32_t>y
+        else:
+            j = self.path[0]
+            n0 = self.weight[j]
+            if n0 <= 0.0:
+                return 0
+            v = self.value + <size_t>j * self.value_stride
+            t = v[1] / n0 - (v[0] / n0) * (v[0] / n0)
+            if not t > 1e-12 * (v[1] / n0 + 1e-300):
+                return 0  # every target so far the same: nothing to explain
+            inv_var = 1.0 / t
+        for k in range(depth):  # the rows the loop reads, asked for at once (their misses overlap)
+            j = self.path[k]
+            RF_PREFETCH(self.gain + j)
+            RF_PREFETCH(self.weight + j)
+            RF_PREFETCH(self.value + <size_t>j * self.value_stride + c)
+        for k in range(depth):
+            j = self.path[k]
+            nj = self.weight[j]
+            if nj <= 0.0:
+                break  # the nodes below an empty node are empty (the statistics rule)
+            v = self.value + <size_t>j * self.value_stride
+            t = v[c] if clf else v[0]
+            if have:  # as `blend_path`: the reciprocal off the chain of dependent updates
+                inv = 1.0 / (nj + a)
+                est = (t + a * est) * inv
+            else:
+                est = t / nj
+            loss = (1.0 - est) if clf else (y - est) * (y - est) * inv_var
+            if have:
+                self.gain[self.path[k - 1]] += <float>(unit * (prev - loss))
+            prev = loss
+            have = True
+        return 0
+
+    cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil:
+        """The registry columns interior `node` cuts on and the share of its credit each takes
+        (at most 2); returns how many. Axis-aligned here: its one feature."""
+        cols[0] = self.feature[node]
+        shares[0] = 1.0
+        return 1
 
     cdef int clear_stats(self) except -1 nogil:
         """Forget every node's statistics, and whatever else the kind learned from targets (a
@@ -842,7 +929,8 @@ cdef class Tree:
         cdef int32_t depth = self.reuse
         if depth > 0:
             self.reuse = 0
-            self.n_reused += 1
+            if self.walk_tag != 0:  # a prediction's walk (else `learn_sample`'s own, for `credit`)
+                self.n_reused += 1
             return depth
         return self.descend(x)
 
@@ -925,8 +1013,83 @@ cdef class Tree:
         return self.n_nodes
 
     @property
+    def root_node(self):
+        """The root's index (-1 while the tree is empty)."""
+        return self.root
+
+    @property
     def samples_seen(self):
         return self.n_seen
+
+    def add_importances(self, double[::1] out):
+        """Add each interior node's decayed credit (`credit`) to the registry columns its split
+        cuts on, `out` being one cell a registry column; background of
+        `ForestCore.importances`."""
+        cdef int32_t j, k, n
+        cdef int32_t cols[2]
+        cdef double shares[2]
+        cdef double inv = 1.0 / self.gain_unit
+        cdef Py_ssize_t width = out.shape[0]
+        for j in range(self.n_nodes):
+            if self.left[j] < 0 or self.gain[j] == 0.0:
+                continue
+            n = self.split_columns(j, cols, shares)
+            for k in range(n):
+                if 0 <= cols[k] < width:
+                    out[cols[k]] += self.gain[j] * inv * shares[k]
+
+    def walk(self, const double[::1] x):
+        """The nodes `x` (a row in registry order) goes through, root first."""
+        cdef int32_t depth, k
+        if self.root < 0:
+            return []
+        depth = self.descend(&x[0]) if x.shape[0] else self.descend(<const double*>NULL)
+        return [self.path[k] for k in range(depth)]
+
+    def node(self, int32_t j):
+        """What the base knows of node `j`: its parent and children, its cut (registry
+        columns, a threshold, each column's share of the credit), its weight and statistics
+        (class weights, or (sum of w*y, sum of w*y^2)) and its decayed credit."""
+        cdef int32_t k, n
+        cdef int32_t cols[2]
+        cdef double shares[2]
+        if not 0 <= j < self.n_nodes:
+            raise IndexError(f"node {j} is not one of the tree's {self.n_nodes} nodes")
+        info = {"node": j, "parent": self.parent[j], "left": self.left[j], "right": self.right[j],
+                "weight": self.weight[j],
+                "value": [self.value[<size_t>j * self.value_stride + k] for k in range(self.n_values)],
+                "gain": self.gain[j] / self.gain_unit}
+        if self.left[j] >= 0:
+            n = self.split_columns(j, cols, shares)
+            info["columns"] = [cols[k] for k in range(n)]
+            info["shares"] = [shares[k] for k in range(n)]
+            info["threshold"] = self.threshold[j]
+        return info
+
+    def describe(self, int32_t j):
+        """What the kind keeps at node `j` beyond the base's (`node`), for `debug_one` and
+        `draw`: a box, a leaf's split candidates, ... (nothing here)."""
+        return {}
+
+    def estimate(self, int32_t j, int32_t n_out):
+        """The smoothed estimate the predictions read at node `j` (`blend_path` along the path
+        from the root to it): `n_out` class probabilities, or (mean, mean of y^2)."""
+        cdef int32_t depth = 0, i = j, k
+        if not 0 <= j < self.n_nodes:
+            raise IndexError(f"node {j} is not one of the tree's {self.n_nodes} nodes")
+        out = np.zeros(max(n_out, 2), dtype=np.float64)
+        cdef double[::1] view = out
+        while i >= 0:
+            depth += 1
+            i = self.parent[i]
+        i = j
+        for k in range(depth - 1, -1, -1):
+            self.path[k] = i
+            i = self.parent[i]
+        self.walk_tag = 0
+        self.reuse = 0
+        self.blend_path(depth, &view[0], n_out)
+        return out[:n_out] if self.task == TASK_CLASSIFICATION else out[:2]
 
     @property
     def walks_reused(self):
@@ -1154,6 +1317,13 @@ cdef class Tree:
             raise ValueError("a tree's max_nodes and max_bytes must be at least 1")
         if get("n_seen", 0) < 0 or get("n_offered", 0) < 0:
             raise ValueError("a tree's sample counts must be >= 0")
+        growth, unit = get("gain_growth", self.gain_growth), get("gain_unit", self.gain_unit)
+        if not (growth == 0.0 or 1.0 < growth <= 2.0) or not 1.0 <= unit <= 2e15:
+            raise ValueError("a tree's importance decay ('gain_growth' 0 or in (1, 2], "
+                             "'gain_unit' in [1, 2e15]) is out of range")
+        if "gain" in state and isinstance(state["gain"], np.ndarray) \
+                and state["gain"].dtype == np.float32 and not np.isfinite(state["gain"]).all():
+            raise ValueError("tree array 'gain' holds an infinite value")
         root = get("root", -1)
         # the arrays: dtype and shape; the bytes the tree will allocate for them
         state_bytes = 0

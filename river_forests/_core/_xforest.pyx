@@ -35,7 +35,8 @@ from ._impurity cimport CRITERION_ENTROPY, CRITERION_GINI, CRITERION_MSE
 from ._random cimport rng_randint
 from ._splitter cimport SplitRecord, Splitter, best_split, splitter_init, splitter_release
 from ._tree cimport (SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
-                     TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats, row_of)
+                     CREDIT_EVERY, TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats,
+                     credit_due, row_of)
 from ._tree import register_kind
 
 
@@ -133,6 +134,7 @@ cdef class XTree(Tree):
 
     cdef int grow(self, const double[:, ::1] X, const double[::1] y) except -1 nogil:
         cdef int32_t n = <int32_t>X.shape[0], d = <int32_t>X.shape[1]
+        cdef long long offered
         cdef int32_t i, k, kept = 0, depth, top = 0, n_classes
         cdef int32_t head = 0, tail = 0, queue_cap, start, stop, nl, node, l, a, b
         cdef Py_ssize_t row_stride = X.strides[0] // sizeof(double)
@@ -154,8 +156,11 @@ cdef class XTree(Tree):
         try:
             # resample: the shared subsampling's weight, times the bootstrap count
             w = <double*>_alloc(<size_t>n * sizeof(double))
+            offered = self.n_offered
             for i in range(n):
                 w[i] = self.draw_weight()
+                if self.gain_growth > 0.0:
+                    self.age_gain()
             if self.bootstrap:
                 rows = <int32_t*>_alloc(<size_t>n * sizeof(int32_t))
                 for i in range(n):
@@ -186,6 +191,9 @@ cdef class XTree(Tree):
             for i in range(n):
                 if w[i] > 0.0:
                     depth = self.descend(row_of(X, i))
+                    # the splits of earlier batches, credited as `Tree.learn_sample` does
+                    if self.gain_growth > 0.0 and depth > 1 and credit_due(offered + i + 1):
+                        self.credit(depth, y[i], w[i] * CREDIT_EVERY)
                     for a in range(depth):
                         add_stats(self, self.path[a], y[i], w[i])
                     reached[k].leaf = self.path[depth - 1]
