@@ -253,15 +253,8 @@ def layout(arrays: dict) -> tuple[dict, list]:
     """The header's entries and the data's blobs, in `save`'s order (largest items first)."""
     from river_forests import _state
 
-    names = sorted(arrays, key=lambda k: (-arrays[k].dtype.itemsize, k))
-    entries, blobs, offset = {}, [], 0
-    for name in names:
-        a = arrays[name]
-        entries[name] = {"dtype": _state._CODES[a.dtype], "shape": list(a.shape),
-                         "data_offsets": [offset, offset + a.nbytes]}
-        offset += a.nbytes
-        blobs.append(np.ascontiguousarray(a).tobytes())
-    return entries, blobs
+    names, entries, _ = _state.layout(arrays)
+    return entries, [np.ascontiguousarray(arrays[name]).tobytes() for name in names]
 
 
 @functools.lru_cache(maxsize=1)
@@ -308,9 +301,12 @@ def meta_for(state, blobs: list) -> dict:
 def assemble(meta, entries: dict, blobs: list, header_json: bytes | None = None) -> bytes:
     """A file: the 8-byte header length, the header (``__metadata__`` first, padded so the data
     starts 8-byte aligned) and the blobs."""
-    header = header_json if header_json is not None else \
-        json.dumps({"__metadata__": meta, **entries}, separators=(",", ":")).encode()
-    header += b" " * (-(8 + len(header)) % 8)
+    from river_forests import _state
+
+    if header_json is None:
+        header = _state.header_bytes(meta, entries)
+    else:
+        header = header_json + b" " * (-(8 + len(header_json)) % 8)
     return len(header).to_bytes(8, "little") + header + b"".join(blobs)
 
 

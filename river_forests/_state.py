@@ -643,6 +643,27 @@ def _bytes_of(a: np.ndarray) -> memoryview:
     return memoryview(a.reshape(-1).view(np.uint8))
 
 
+def layout(arrays: dict) -> tuple[list, dict, int]:
+    """The file's tensors (`arrays`, by name) in their order, the largest items first so that
+    every tensor starts on a multiple of its item size; the header's entries; the data's
+    size in bytes."""
+    names = sorted(arrays, key=lambda k: (-arrays[k].dtype.itemsize, k))
+    entries, offset = {}, 0
+    for name in names:
+        a = arrays[name]
+        entries[name] = {"dtype": _CODES[a.dtype], "shape": list(a.shape),
+                         "data_offsets": [offset, offset + a.nbytes]}
+        offset += a.nbytes
+    return names, entries, offset
+
+
+def header_bytes(meta: dict, entries: dict) -> bytes:
+    """The header: ``__metadata__`` first, then the entries, padded with spaces so that the
+    data after it (and its 8-byte length) starts 8-byte aligned."""
+    header = json.dumps({"__metadata__": meta, **entries}, separators=(",", ":")).encode()
+    return header + b" " * (-(8 + len(header)) % 8)
+
+
 def save(model, path) -> int:
     """Save `model` (any river_forests estimator, mid-stream, detectors included) to the
     file `path`; returns the file's size in bytes. The file holds no pickle and no code
@@ -675,14 +696,7 @@ def save(model, path) -> int:
     # the state's JSON, compressed (its keys repeat tree after tree), is a tensor of its own
     arrays["state"] = np.frombuffer(zlib.compress(
         json.dumps(encoded, separators=(",", ":"), allow_nan=False).encode(), 6), dtype=np.uint8)
-    # the largest items first: every tensor starts on a multiple of its item size
-    names = sorted(arrays, key=lambda k: (-arrays[k].dtype.itemsize, k))
-    entries, offset = {}, 0
-    for name in names:
-        a = arrays[name]
-        entries[name] = {"dtype": _CODES[a.dtype], "shape": list(a.shape),
-                         "data_offsets": [offset, offset + a.nbytes]}
-        offset += a.nbytes
+    names, entries, offset = layout(arrays)
     crc = 0
     for name in names:
         crc = zlib.crc32(_bytes_of(arrays[name]), crc)
@@ -690,8 +704,7 @@ def save(model, path) -> int:
             "estimator": state["estimator"], "package_version": state["package"],
             "params": json.dumps(_encode(state["params"], {}, "params"), allow_nan=False),
             "crc32": f"{crc:08x}"}
-    header = json.dumps({"__metadata__": meta, **entries}, separators=(",", ":")).encode()
-    header += b" " * (-(8 + len(header)) % 8)  # the data starts 8-byte aligned
+    header = header_bytes(meta, entries)
     tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
     with open(tmp, "wb") as f:
         f.write(len(header).to_bytes(8, "little"))
