@@ -212,9 +212,10 @@ def report(results: dict, quick: bool) -> None:
     n = QUICK_N if quick else N
     lines = _common.heading(
         NAME, quick, "Feature importances: recovery and drift",
-        f"{TREES} trees, seed {SEED}, defaults; recovery on {n:,} samples; the halflife on "
-        "the tuning half's drifting Agrawal streams; an abrupt switch Agrawal "
-        f"{SWITCH[0]} -> {SWITCH[1]}, both with drift.ADWIN(delta=0.001)")
+        f"{TREES} trees, seed {SEED}, defaults; recovery on {n:,} samples (Agrawal with "
+        "balanced classes); the halflife on the tuning half's drifting Agrawal streams (with "
+        "drift.ADWIN(delta=0.001)) and friedman; an abrupt switch Agrawal "
+        f"{SWITCH[0]} -> {SWITCH[1]} with drift.ADWIN(delta=0.001)")
     # recovery
     clfs, regs = _estimators("clf"), _estimators("reg")
     lines += ["## Recovery", "",
