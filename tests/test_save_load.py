@@ -1,6 +1,6 @@
 """Saving and loading without pickle (`river_forests.save` / `load`, `_state`): round trips
-bit for bit, the files of format 1 kept in tests/data/format1, bad files, memory mapping,
-and pickling and merging through the same state."""
+bit for bit, the files of every format version kept in tests/data/format<version>, bad
+files, memory mapping, and pickling and merging through the same state."""
 
 import io
 import json
@@ -17,7 +17,7 @@ import river_forests
 from river_forests import ModelFileError
 from river_forests._state import STATE_VERSION, _encode, to_state
 
-FIXTURES = pathlib.Path(__file__).parent / "data" / "format1"
+DATA = pathlib.Path(__file__).parent / "data"
 ESTIMATORS = [n for n in river_forests.__all__ if isinstance(getattr(river_forests, n), type)]
 SWITCH = 150
 
@@ -169,22 +169,33 @@ def test_the_file_is_a_safetensors_file_with_its_metadata(tmp_path):
 # ---------------------------------------------------------------- files of earlier releases
 
 
-FIXTURE_NAMES = sorted(p.stem for p in FIXTURES.glob("*.rf"))
-EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
+#: the files of each format version, kept for every later release (tests/data/make_fixtures.py)
+FORMATS = sorted(int(p.name[6:]) for p in DATA.glob("format*") if p.is_dir())
+EXPECTED = {v: json.loads((DATA / f"format{v}" / "expected.json").read_text()) for v in FORMATS}
+FIXTURES = [(v, p.stem) for v in FORMATS for p in sorted((DATA / f"format{v}").glob("*.rf"))]
 
 
-def test_every_estimator_has_a_file_of_format_1():
-    assert sorted(EXPECTED) == FIXTURE_NAMES
-    assert set(ESTIMATORS) <= set(FIXTURE_NAMES)
+@pytest.mark.parametrize("version", FORMATS)
+def test_every_estimator_has_a_file_of_each_format(version):
+    names = sorted(p.stem for p in (DATA / f"format{version}").glob("*.rf"))
+    assert sorted(EXPECTED[version]) == names
+    assert set(ESTIMATORS) <= set(names)
 
 
-@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_the_current_format_has_its_files():
+    assert FORMATS[0] == 1 and FORMATS[-1] == STATE_VERSION
+
+
+@pytest.mark.parametrize("version,name", FIXTURES)
 @pytest.mark.parametrize("mmap", [False, True])
-def test_a_file_of_format_1_loads_and_predicts_as_it_did(name, mmap):
-    """The files the release that wrote format 1 saved (tests/data/format1/make_fixtures.py)
-    load in every later release, and predict and go on learning exactly as they did."""
-    model = river_forests.load(FIXTURES / f"{name}.rf", mmap=mmap)
-    want = EXPECTED[name]
+def test_a_file_of_an_earlier_format_loads_and_predicts_as_it_did(version, name, mmap):
+    """The files each release that wrote a format version saved (tests/data/make_fixtures.py)
+    load in every later release, and predict and go on learning exactly as they did; from
+    format 2 on, with the feature importances they reported."""
+    model = river_forests.load(DATA / f"format{version}" / f"{name}.rf", mmap=mmap)
+    want = EXPECTED[version][name]
+    if "importances" in want:
+        assert model.feature_importances == want["importances"]
     assert sum(b is not None for b in model._core.background) == want["background_trees"] > 0
     data = _rows(name)
     at = want["saved_at"]

@@ -1,15 +1,17 @@
-"""Writes the model files of format version 1 that every later release's tests load
-(`tests/test_save_load.py::test_a_file_of_format_1_loads_and_predicts_as_it_did`), and what
-the saved models predicted. Run by hand, once, by the release that wrote format 1:
+"""Writes the model files of the current format version that every later release's tests
+load (`tests/test_save_load.py::test_a_file_of_an_earlier_format_loads_and_predicts_as_it_did`),
+and what the saved models predicted, into ``tests/data/format<version>/``. Run by hand, once,
+by the release that writes a new format version:
 
-    python tests/data/format1/make_fixtures.py
+    python tests/data/make_fixtures.py
 
 Each estimator is saved mid-stream, mid-warning: with drift detectors (river's ADWIN,
 compiled, and a warning detector) on a stream whose concept changes at row 150 (the labels
 flip, the targets rise by 20), saved at the first row after it where a background tree is
 learning; the Mondrian forests also with a detector that runs in Python. `expected.json`
 holds, for each file, the row it was saved at, the predictions of the next rows, then of the
-rows after those once the model has learned them.
+rows after those once the model has learned them; from format 2 on, also the feature
+importances the saved model reported.
 """
 
 import json
@@ -18,8 +20,9 @@ import pathlib
 from river import datasets, drift
 
 import river_forests
+from river_forests._state import STATE_VERSION
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(__file__).parent / f"format{STATE_VERSION}"
 SWITCH, CHECK, GO_ON = 150, 30, 30
 
 
@@ -66,14 +69,17 @@ def main():
         data = rows(name)
         at = learn_until_warning(model, data)
         background = sum(b is not None for b in model._core.background)
+        HERE.mkdir(exist_ok=True)
         river_forests.save(model, HERE / f"{name}.rf")
+        importances = model.feature_importances
         check = data[at:at + CHECK]
         first = predictions(model, [x for x, _ in check])
         for x, y in check:
             model.learn_one(x, y)
         then = predictions(model, [x for x, _ in data[at + CHECK:at + CHECK + GO_ON]])
         expected[name] = {"saved_at": at, "background_trees": background,
-                          "predictions": first, "after_learning": then}
+                          "predictions": first, "after_learning": then,
+                          "importances": importances}
     (HERE / "expected.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
 
 
