@@ -225,3 +225,25 @@ def test_draw_gives_graphviz_the_same_nodes(fitted):
     nodes = fitted.to_text(0, max_depth=2).splitlines()
     assert dot.source.count(" -> ") == len(nodes) - 1
     assert ('label=yes' in dot.source) == (len(nodes) > 1)
+
+
+def test_a_file_of_format_1_gets_the_default_halflife_and_learns_credits():
+    """Migration 1 -> 2: a model saved before importances loads with the default halflife,
+    its trees with that decay and no credit; what it learns after the load is credited."""
+    import pathlib
+
+    from river_forests._forest import SHARED_DEFAULTS, importance_growth
+
+    path = pathlib.Path(__file__).parent / "data" / "format1" / "PurelyRandomForestClassifier.rf"
+    model = river_forests.load(path)
+    assert model.importance_halflife == SHARED_DEFAULTS["importance_halflife"]
+    want = importance_growth(SHARED_DEFAULTS["importance_halflife"])
+    assert all(t.get_state()["gain_growth"] == want for t in model._core.trees)
+    assert not model._core.importances().any()
+    shares = set(model.feature_importances.values())
+    assert len(shares) == 1  # equal shares: no credit yet
+    from river import datasets
+
+    for x, y in list(datasets.Phishing())[:300]:
+        model.learn_one(x, y)
+    assert len(set(model.feature_importances.values())) > 1

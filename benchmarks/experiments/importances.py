@@ -84,6 +84,8 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
         for f in AGRAWAL:
             out.append((f"recover-{est}-agrawal{f}",
                         {"part": "recover", "estimator": est, "function": f, "n": n}))
+    for f in AGRAWAL:  # why the recovery balances the classes
+        out.append((f"balance-agrawal{f}", {"part": "balance", "function": f, "n": n}))
     for est in _estimators("reg"):
         out.append((f"recover-{est}-friedman", {"part": "recover", "estimator": est,
                                                 "function": "friedman", "n": n}))
@@ -138,6 +140,11 @@ def measure(params: dict) -> dict:
     from river.datasets import synth
 
     start = time.perf_counter()
+    if params["part"] == "balance":
+        ys = [y for _, y in synth.Agrawal(classification_function=params["function"],
+                                          seed=7).take(params["n"])]
+        ones = sum(ys) / len(ys)
+        return {"majority": max(ones, 1.0 - ones), "seconds": time.perf_counter() - start}
     if params["part"] == "recover":
         f = params["function"]
         if f == "friedman":
@@ -257,6 +264,12 @@ def report(results: dict, quick: bool) -> None:
                      f"{', '.join(str(ranks.index(str(k)) + 1) for k in sorted(FRIEDMAN))} | "
                      f"{'yes' if r['recovered'] else 'no'} |")
     lines += ["", f"Agrawal functions recovered: {ok_all} of {total} (forest x function).", ""]
+    shares = [(f, results[f"balance-agrawal{f}"]["majority"]) for f in AGRAWAL
+              if f"balance-agrawal{f}" in results]
+    if shares:
+        lines += ["Why the classes are balanced: without `balance_classes`, the share of the "
+                  "majority class (seed 7) is " + ", ".join(f"f{f} {v:.3f}" for f, v in shares)
+                  + ".", ""]
     # importances of one function, for the reader
     lines += ["Importances on Agrawal function 9 (salary, commission, elevel, hvalue, hyears):",
               "", "| estimator | " + " | ".join(sorted(AGRAWAL[9]) + ["age", "car", "zipcode",
