@@ -30,6 +30,7 @@ compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
 MODULES = [
     "_random", "_features", "_pool", "_tree", "_boxtree", "_mondrian", "_purely_random",
     "_stream_partition", "_splitter", "_xforest", "_hull", "_bsp", "_adwin", "_conformal", "_forest",
+    "_mapping",
 ]
 
 extensions = [

@@ -28,6 +28,7 @@ import importlib
 import json
 import os
 import random
+import warnings
 import zlib
 
 import numpy as np
@@ -795,6 +796,16 @@ def load(path, mmap: bool = False):
     serving one file share them. The first ``learn_one`` (or any change) copies the trees
     into memory of their own, then learns exactly as a model loaded without ``mmap``.
 
+    A mapped model cannot be changed or broken by the file. The mapping holds a read lease
+    on it (Linux's ``F_SETLEASE``): a process that opens the file to write it (``cp new.rf
+    model.rf``), truncates it or edits it is held by the kernel until this process has
+    copied the pages it maps into memory of its own; the model then answers as the model
+    it loaded, from that copy. To deploy a new model, :func:`save` to the served path (or
+    write elsewhere and ``os.replace`` it there): a rename leaves the mapped file untouched,
+    and the next ``load`` reads the new one. Where no lease can be had (macOS and Windows,
+    a file this user does not own, a file open for writing, a network file system), the
+    file is read into memory instead, with a ``RuntimeWarning`` saying why.
+
     Every part of the file is checked before a model is built (its checksum, then the
     header, then the state): a file that is not a whole model of this format raises
     :class:`ModelFileError`, and nothing is allocated past what its arrays hold."""
@@ -803,7 +814,8 @@ def load(path, mmap: bool = False):
     except OSError as e:
         raise ModelFileError(f"cannot open {path!r}: {e}") from None
     with f:
-        size = os.fstat(f.fileno()).st_size
+        mapping = _map(f, path) if mmap else None  # first: the lease keeps the file still
+        size = mapping.size if mapping is not None else os.fstat(f.fileno()).st_size
         meta, header, start = _header(f, size)
         entries = _entries(header, size - start)
         crc = 0
@@ -814,8 +826,11 @@ def load(path, mmap: bool = False):
             crc = zlib.crc32(chunk, crc)
         if f"{crc:08x}" != meta["crc32"]:
             raise ModelFileError("corrupt model file: its checksum does not match its contents")
-        if mmap and size > start:
-            data = np.memmap(f, dtype=np.uint8, mode="c", offset=start, shape=(size - start,))
+        if mapping is not None and mapping.state != "mapped":
+            raise ModelFileError(f"{os.fspath(path)!r} was opened for writing while it was "
+                                 "loading: load it again once it is written")
+        if mapping is not None:
+            data = np.frombuffer(mapping, dtype=np.uint8)[start:]
         else:
             f.seek(start)
             data = np.frombuffer(f.read(), dtype=np.uint8)
@@ -876,12 +891,30 @@ def load(path, mmap: bool = False):
                 _encode(state.get("params"), {}, "params") if isinstance(state.get("params"), dict)
                 else None):
         raise ModelFileError("corrupt model file: its metadata disagrees with its state")
-    model = from_state(state, mmap)
-    if mmap and isinstance(data, np.memmap) and hasattr(data._mmap, "madvise"):
+    model = from_state(state, mapping is not None)
+    if mapping is not None:
         # the checks read every page; the kernel may drop them from this process now (they
         # stay in the page cache, shared by every process that maps the file, and a
         # prediction's read brings back the ones it needs): nothing was written to them
-        import mmap as _mmap
-
-        data._mmap.madvise(_mmap.MADV_DONTNEED)
+        mapping.settle()
     return model
+
+
+def _map(f, path):
+    """The file open as `f` mapped under a read lease (`_core/_mapping.pyx`), or None, with a
+    warning saying why, where no lease can be had: the loader then reads the file."""
+    from ._core._mapping import LeaseBroken, Mapping
+
+    if os.fstat(f.fileno()).st_size == 0:
+        return None  # not a model: the header's check says so
+    try:
+        return Mapping(f.fileno())
+    except LeaseBroken:
+        raise ModelFileError(f"{os.fspath(path)!r} was opened for writing while it was "
+                             "loading: load it again once it is written") from None
+    except OSError as e:
+        warnings.warn(f"river_forests.load({os.fspath(path)!r}, mmap=True): the model is read "
+                      f"into memory, not mapped: {e.strerror} (a mapped model is served only "
+                      "while a lease keeps the file from changing under it)", RuntimeWarning,
+                      stacklevel=3)
+        return None
