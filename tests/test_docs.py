@@ -11,9 +11,12 @@
   `river_forests.__all__`, so a new forest's examples run the day it is exported, even when
   only ``tests/`` is run.
 
-Docstring examples are also run by pytest's ``--doctest-modules`` (see pyproject.toml) in a full
-run; the compiled modules (`.pyx`) hold no ``>>>`` examples, which
-`test_no_examples_in_compiled_code` keeps true, since pytest cannot collect doctests from them.
+* `test_module_examples` runs the docstring examples of every Python module of the
+  `river_forests` that is imported: the installed wheel's under CI (``.ci/run`` runs the suite
+  against it, from a folder without the checkout's package), the checkout's in a developer's
+  editable install. pytest's ``--doctest-modules`` would collect the checkout's files, never
+  what a user installs. The compiled modules (`.pyx`) hold no ``>>>`` examples, which
+  `test_no_examples_in_compiled_code` keeps true, since no doctest finder reads them.
 """
 
 import doctest
@@ -21,6 +24,7 @@ import importlib.util
 import io
 import os
 import pathlib
+import pkgutil
 import re
 import subprocess
 import sys
@@ -158,6 +162,40 @@ def test_estimator_examples(cls):
         assert result.failed == 0, out.getvalue()
 
 
+def _python_modules() -> list:
+    """The dotted names of the imported `river_forests`'s Python modules."""
+    names = ["river_forests"]
+    for info in pkgutil.walk_packages(river_forests.__path__, "river_forests."):
+        origin = importlib.util.find_spec(info.name).origin or ""
+        if origin.endswith(".py"):
+            names.append(info.name)
+    return names
+
+
+@pytest.mark.parametrize("name", _python_modules())
+def test_module_examples(name):
+    """Every docstring example of the module passes, with the flags pyproject.toml sets for
+    doctests (NORMALIZE_WHITESPACE, ELLIPSIS)."""
+    module = importlib.import_module(name)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    for test in doctest.DocTestFinder().find(module, name):
+        out = io.StringIO()
+        result = runner.run(test, out=out.write)
+        assert result.failed == 0, out.getvalue()
+
+
+def test_the_examples_of_the_package_are_found():
+    """The finder above sees the modules that hold examples (a wrong walk would pass empty)."""
+    names = _python_modules()
+    assert {"river_forests.mondrian", "river_forests._state", "river_forests.distributed"} <= set(names)
+    examples = sum(len(t.examples) for n in names
+                   for t in doctest.DocTestFinder().find(importlib.import_module(n), n))
+    assert examples > 100
+
+
+@pytest.mark.skipif(not (ROOT / "river_forests" / "_core").is_dir(),
+                    reason="the compiled sources are read from a checkout beside the tests; CI "
+                           "runs this on its debug build")
 def test_no_examples_in_compiled_code():
     compiled = sorted((ROOT / "river_forests" / "_core").glob("*.pyx"))
     assert compiled
