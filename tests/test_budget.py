@@ -170,7 +170,8 @@ def test_one_vocabulary(cls):
     import inspect
 
     params = inspect.signature(cls).parameters
-    shared = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY]
+    keywords = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY]
+    shared = keywords[keywords.index("memory_budget"):]
     assert shared[:3] == ["memory_budget", "max_nodes", "smoothing"] and shared[-1] == "seed"
     for old in ("lifetime", "lifetime_scale", "cuts", "cuts_scale", "budget", "budget_scale",
                 "use_aggregation", "candidate_features"):
