@@ -197,7 +197,7 @@ def seeds() -> dict:
 
     for name in river_forests.__all__:
         cls = getattr(river_forests, name)
-        if not isinstance(cls, type):
+        if not (isinstance(cls, type) and issubclass(cls, base.Estimator)):
             continue
         classifier = issubclass(cls, base.Classifier)
         data = _stream(classifier, ROWS + EXERCISE)

@@ -66,8 +66,11 @@ class ModelFileError(ValueError):
 def _estimators() -> dict:
     import river_forests
 
+    from ._forest import BaseForest
+
     return {name: getattr(river_forests, name) for name in river_forests.__all__
-            if isinstance(getattr(river_forests, name), type)}
+            if isinstance(getattr(river_forests, name), type)
+            and issubclass(getattr(river_forests, name), BaseForest)}
 
 
 def _param_names(cls) -> list:

@@ -10,10 +10,9 @@ from river import datasets
 import river_forests
 from river_forests._forest import parse_bytes
 
-from .conftest import batch_native
+from .conftest import ESTIMATORS, batch_native
 
-CLASSES = [getattr(river_forests, n) for n in river_forests.__all__
-           if isinstance(getattr(river_forests, n), type)]
+CLASSES = list(ESTIMATORS)
 CLASSIFIERS = [c for c in CLASSES if "Classifier" in c.__name__]
 REGRESSORS = [c for c in CLASSES if "Regressor" in c.__name__]
 BUDGET = 300_000

@@ -7,9 +7,10 @@ estimator of `river_forests.__all__`."""
 import inspect
 
 import pytest
+from river import base
 
 import river_forests
-from river_forests._forest import FOREIGN
+from river_forests._forest import FOREIGN, BaseForest
 
 from .conftest import ESTIMATORS, name_of
 
@@ -117,3 +118,12 @@ def test_the_table_maps_river_forests_names():
                "max_features"}
     assert theirs - ours - without == {n for n in FOREIGN if n in theirs}
 
+
+def test_model_file_error_is_exported_and_no_estimator():
+    assert "ModelFileError" in river_forests.__all__
+    assert river_forests.ModelFileError is river_forests._state.ModelFileError
+    assert river_forests.ModelFileError not in ESTIMATORS
+    exported = [getattr(river_forests, n) for n in river_forests.__all__]
+    assert sorted(ESTIMATORS, key=name_of) == sorted(
+        (o for o in exported if isinstance(o, type) and issubclass(o, base.Estimator)), key=name_of)
+    assert all(issubclass(cls, BaseForest) for cls in ESTIMATORS)

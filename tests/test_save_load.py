@@ -18,7 +18,9 @@ from river_forests import ModelFileError
 from river_forests._state import STATE_VERSION, _encode, to_state
 
 DATA = pathlib.Path(__file__).parent / "data"
-ESTIMATORS = [n for n in river_forests.__all__ if isinstance(getattr(river_forests, n), type)]
+from tests.conftest import ESTIMATORS as _CLASSES
+
+ESTIMATORS = [cls.__name__ for cls in _CLASSES]
 SWITCH = 150
 
 
