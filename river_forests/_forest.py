@@ -217,7 +217,8 @@ def _keyword_only(cls, init):
             raise _positional_error(type(self), args, own)
         init(self, *args, **kwargs)
 
-    __init__.__signature__ = signature
+    # on both: tools that unwrap (`__wrapped__`, as mkdocstrings does) read `init`'s
+    init.__signature__ = __init__.__signature__ = signature
     return __init__
 
 
