@@ -197,7 +197,7 @@ def seeds() -> dict:
 
     for name in river_forests.__all__:
         cls = getattr(river_forests, name)
-        if not isinstance(cls, type):
+        if not (isinstance(cls, type) and issubclass(cls, base.Estimator)):
             continue
         classifier = issubclass(cls, base.Classifier)
         data = _stream(classifier, ROWS + EXERCISE)
@@ -1430,7 +1430,8 @@ def run_case(case: Case, path, all_seeds: dict | None = None, measure: bool = Tr
     try:
         model = river_forests.load(path, mmap=case.mmap)
     except river_forests.ModelFileError as e:
-        out.kind, out.message = "rejected", str(e)
+        # without the path every message begins with: the kinds are counted across workers
+        out.kind, out.message = "rejected", str(e).removeprefix(f"{os.fsdecode(path)}: ")
     except Exception as e:  # noqa: BLE001 - any other exception is the finding
         out.kind = "error"
         out.message = f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-4)}"

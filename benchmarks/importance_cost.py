@@ -55,6 +55,8 @@ def _pair(name: str, rows: list, chunk: int) -> float:
 
 
 def main(argv=None) -> None:
+    from river import base
+
     import river_forests
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -65,7 +67,8 @@ def main(argv=None) -> None:
     p.add_argument("--chunk", type=int, default=500)
     a = p.parse_args(argv)
     names = [a.only] if a.only else [n for n in river_forests.__all__
-                                     if isinstance(getattr(river_forests, n), type)]
+                                     if isinstance(getattr(river_forests, n), type)
+                                     and issubclass(getattr(river_forests, n), base.Estimator)]
     if a.only and a.repeat == 1:
         t = _learn(_model(a.only, not a.off), _rows(a.only, a.n))
         print(f"{a.only} importances {'off' if a.off else 'on'}: {t:.3f} s")

@@ -24,5 +24,6 @@ __all__ = [
     "load",
     "to_state",
     "from_state",
+    "ModelFileError",
 ]
 __version__ = "0.2.0"

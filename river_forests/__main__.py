@@ -1,13 +1,7 @@
-"""``river-forests`` (or ``python -m river_forests`` outside the source tree): our forests
-against river's Hoeffding tree, ARF and AMF on one stream, river's ARF the reference for speed.
-
-Progressive validation (predict, then learn, every sample) of every forest river_forests
-exports against river's HoeffdingTree, ARF and AMF classifiers (or regressors, behind a
-StandardScaler as in river's docs), printing accuracy (MAE), samples/s of the model's own
-calls, speed as a multiple of river's ARF measured in the same run, and memory. A forest whose
-natural interface is mini-batches (its learn_many is not a learn_one loop, e.g. XForest) is
-run as its users run it: each batch of its batch_size samples is predicted
-(predict_proba_many) before it is learned (learn_many); its row of the table says so.
+"""The ``river-forests`` command (``python -m river_forests`` outside the source tree): every
+forest the package exports against river's Hoeffding tree, ARF and AMF on one stream, river's
+ARF the reference for speed. What it does and its options are in `DESCRIPTION`, `EPILOG` and
+the parser (`main`): ``river-forests --help`` prints them, as plain text for a terminal.
 
 The benchmark that decides (thirty-odd streams, MOA's forests beside river's, ranks and a
 Friedman test) lives in the repository's ``benchmarks/`` folder: ``python -m benchmarks``.
@@ -69,6 +63,51 @@ def load_stream(name: str, n: int | None = None) -> tuple[str, list]:
         rows = [({k: float(v) for k, v in zip(names, row)}, int(row[-1]))
                 for row in itertools.islice(reader, n)]
     return "clf", rows
+
+
+#: what ``--help`` says first: plain text for a terminal (no markup), wrapped at 79 columns
+DESCRIPTION = """\
+Compare the forests of river-forests with river's own models on one stream.
+
+Every forest the package exports is run with progressive validation (each
+sample is predicted, then learned), beside river's HoeffdingTree, ARF and AMF
+(classifiers, or regressors behind a StandardScaler on a regression stream).
+The table gives each model's accuracy (MAE for a regression stream), samples
+per second of its own calls, its speed as a multiple of river's ARF measured
+in the same run, and its memory in MiB.
+
+A forest that learns in mini-batches by design (XForest) is run as its users
+run it: each batch is predicted, then learned; its row of the table says so."""
+
+
+def epilog() -> str:
+    """What ``--help`` says last: the streams (from the command's tables, so a new one is
+    listed), where the data files are read from, and examples."""
+    lines = ["streams (--dataset):"]
+    for name in STREAMS:
+        if name in BUNDLED:
+            task, cls = BUNDLED[name]
+            what = (f"{'classification' if task == 'clf' else 'regression'}, "
+                    f"datasets.{cls}, bundled with river")
+        else:
+            what = f"classification, {SHARED_FILES[name]} in the data folder (below)"
+        lines.append(f"  {name:<15} {what}")
+    lines += [
+        "",
+        "data folder: elec and covtype read their files from the folder named by the",
+        "RIVER_FORESTS_DATA environment variable if it is set, else from shared/data",
+        "beside the repository (../shared/data from its root).",
+        "",
+        "examples:",
+        "  river-forests                              phishing, every model",
+        "  river-forests --dataset bananas -n 2000    the first 2,000 samples",
+        "  river-forests --dataset trumpapproval --only-ours --trees 20",
+        "  RIVER_FORESTS_DATA=/path/to/data river-forests --dataset elec",
+        "",
+        "The benchmark of the repository (thirty-odd streams, ranks, MOA's forests):",
+        "python -m benchmarks, from a checkout.",
+    ]
+    return "\n".join(lines)
 
 
 class Parser(argparse.ArgumentParser):
@@ -134,18 +173,20 @@ def batch_footnote(results: dict) -> str | None:
 
 
 def main(argv=None) -> int:
-    parser = Parser(prog="river-forests", description=__doc__,
+    parser = Parser(prog="river-forests", description=DESCRIPTION, epilog=epilog(),
                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", default="phishing", choices=STREAMS,
-                        help="stream to run on (elec and covtype read elec.csv and covtype.csv.gz "
-                             "from ../shared/data beside the repository, or from the folder "
-                             "named by the RIVER_FORESTS_DATA environment variable)")
-    parser.add_argument("-n", "--samples", type=positive_int, default=None,
-                        help="first N samples only")
-    parser.add_argument("--trees", type=positive_int, default=10,
-                        help="trees per forest (default 10)")
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--only-ours", action="store_true", help="skip river's models")
+    parser.add_argument("--dataset", default="phishing", choices=STREAMS, metavar="STREAM",
+                        help="the stream to run on, one of: %(choices)s (default %(default)s; "
+                             "listed below)")
+    parser.add_argument("-n", "--samples", type=positive_int, default=None, metavar="N",
+                        help="run on the first N samples only (default: the whole stream)")
+    parser.add_argument("--trees", type=positive_int, default=10, metavar="K",
+                        help="trees in every forest, ours and river's (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=42,
+                        help="random seed of every model (default %(default)s)")
+    parser.add_argument("--only-ours", action="store_true",
+                        help="run the package's forests only, not river's models (the speed "
+                             "ratio to river's ARF is then not given)")
     args = parser.parse_args(argv)
 
     try:

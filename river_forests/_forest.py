@@ -13,6 +13,7 @@ import abc
 import concurrent.futures
 import numbers
 import contextlib
+import functools
 import os
 import inspect
 import random
@@ -121,6 +122,42 @@ RENAMED = {
     "candidate_features": "max_features",
 }
 
+#: names users bring from river's forests (0.26's ARFClassifier/ARFRegressor, AMFClassifier,
+#: OXTRegressor) and scikit-learn's for concepts the forests share under another name here:
+#: name -> (what to write instead, `{value}` the value given; whose name it is). A
+#: constructor given one says what to write (where the name is not a parameter of its own)
+FOREIGN = {
+    "n_models": ("n_estimators={value}", "river's ARF and OXT forests call it n_models"),
+    "n_trees": ("n_estimators={value}", "the number of trees"),
+    "random_state": ("seed={value}", "scikit-learn's name for the seed; an int here"),
+    "lambda_value": ("subsampling='poisson', subsample_rate={value}",
+                     "river's ARF: the Poisson rate of its online bagging"),
+    "resampling_strategy": ("subsampling='poisson' (OXT's 'bagging') or 'bernoulli' "
+                            "('subbagging')", "river's OXTRegressor"),
+    "resampling_rate": ("subsample_rate={value}", "river's OXTRegressor"),
+    "max_size": ("memory_budget='...MiB'", "river's max_size is each tree's MiB; "
+                 "memory_budget is the whole forest's, in bytes or a string such as '100MiB'"),
+    "max_leaf_nodes": ("max_nodes=...", "scikit-learn's; max_nodes caps each tree's nodes, "
+                       "inner ones included: 2 * leaves - 1"),
+    "max_samples": ("subsampling='bernoulli', subsample_rate={value}",
+                    "scikit-learn's share of the samples each tree learns"),
+    "bootstrap": ("subsampling='poisson'", "online bagging; scikit-learn's bootstrap"),
+}
+
+
+def _unknown_hint(cls, name: str, value) -> str:
+    """What a constructor of `cls` given the unknown keyword `name` adds to its TypeError:
+    the parameter a renamed one became (`RENAMED`), or ours for river's or scikit-learn's
+    name (`FOREIGN`); '' if none."""
+    own = inspect.signature(cls).parameters
+    new = RENAMED.get(name)
+    if new in own:
+        return f": renamed {new} in 0.2.0 (see the changelog)"
+    if name in FOREIGN:
+        instead, whose = FOREIGN[name]
+        return f": use {instead.format(value=repr(value))} ({whose})"
+    return ""
+
 
 def importance_growth(halflife) -> float:
     """A tree's `gain_growth` for ``importance_halflife`` (0: importances not tracked)."""
@@ -132,15 +169,57 @@ def _shared_names(task: int) -> list:
     return [n for n in SHARED_DEFAULTS if n not in other]
 
 
-def _signature(cls) -> inspect.Signature:
-    """A forest's signature as river reads it (`_get_params`, `clone`): the forest's own
-    parameters, then every shared one, by keyword, with the forest's defaults."""
-    own = [p for p in inspect.signature(cls.__dict__["__init__"]).parameters.values()
-           if p.kind is not p.VAR_KEYWORD]
+def _signature(cls, init) -> inspect.Signature:
+    """A forest's signature as river reads it (`_get_params`, `clone`): ``n_estimators``, then
+    the forest's own parameters and every shared one, keyword-only, with the forest's
+    defaults (`init`: the class's own ``__init__``)."""
+    own = [p for p in inspect.signature(init).parameters.values() if p.kind is not p.VAR_KEYWORD]
     shared = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY,
                                 default=cls._defaults.get(n, SHARED_DEFAULTS[n]))
               for n in _shared_names(cls._task)]
-    return inspect.Signature(own + shared)
+    signature = inspect.Signature(own + shared)
+    positional = [p.name for p in signature.parameters.values()
+                  if p.kind is not p.KEYWORD_ONLY]
+    if positional != ["self", "n_estimators"]:
+        raise TypeError(f"{cls.__name__}.__init__ must take n_estimators alone positionally "
+                        f"(`self, n_estimators=10, *, ...`), not {positional[1:]}")
+    return signature
+
+
+def _positional_error(cls, args: tuple, own: list) -> TypeError:
+    """The error for a constructor given more than ``n_estimators`` positionally: what each
+    extra value would have set when the forest's own parameters could be given by position
+    (up to 0.2), and the call written with keywords. `own`: those parameters in order."""
+    extra = args[1:]
+    shown = [f"{name}={value!r}" for name, value in zip(own, extra)]
+    set_ = ", ".join(f"{value!r} would set {name}" for name, value in zip(own, extra))
+    if len(extra) > len(own):
+        set_ = ", ".join(filter(None, [set_, f"{len(extra) - len(own)} more value(s) no "
+                                              "parameter ever took by position"]))
+    return TypeError(
+        f"{cls.__name__}() takes n_estimators alone by position, but {len(args)} values were "
+        "given: every other parameter is keyword-only since 0.3.0 (a value given by position "
+        "silently set the next parameter of the signature, whichever was meant). By position, "
+        f"{set_}; write {cls.__name__}({args[0]!r}, {', '.join(shown)}), or name the "
+        "parameters you meant.")
+
+
+def _keyword_only(cls, init):
+    """`init` with the generated signature (`_signature`), behind a guard that turns extra
+    positional values into `_positional_error` (Python's own message would not say which
+    parameter each value meant)."""
+    signature = _signature(cls, init)
+    own = [p.name for p in inspect.signature(init).parameters.values() if p.kind is p.KEYWORD_ONLY]
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if len(args) > 1:
+            raise _positional_error(type(self), args, own)
+        init(self, *args, **kwargs)
+
+    # on both: tools that unwrap (`__wrapped__`, as mkdocstrings does) read `init`'s
+    init.__signature__ = __init__.__signature__ = signature
+    return __init__
 
 
 def check_growth(growth, kind) -> None:
@@ -346,8 +425,10 @@ def shared_params_doc(classifier: bool, overrides: dict | None = None) -> str:
 class BaseForest(base.Estimator, abc.ABC):
     """Parameters and plumbing common to every forest.
 
-    Subclasses validate their own parameters, call ``super().__init__`` with the shared ones,
-    and say which compiled tree they grow (``_tree_class``) with which of its parameters
+    Subclasses take ``n_estimators`` and then, keyword-only (``*``), their own parameters
+    (``__init_subclass__`` gives their ``__init__`` the full signature and the error for a
+    positional value past ``n_estimators``), validate them, call ``super().__init__`` with the
+    shared ones, and say which compiled tree they grow (``_tree_class``) with which of its parameters
     (``_tree_params()``): every tree kind takes the shared ones the same way.
     """
 
@@ -370,7 +451,7 @@ class BaseForest(base.Estimator, abc.ABC):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "__init__" in cls.__dict__:
-            cls.__init__.__signature__ = _signature(cls)
+            cls.__init__ = _keyword_only(cls, cls.__dict__["__init__"])
 
     def __init__(self, n_estimators: int = 10, **shared):
         params = self._shared_values(shared)
@@ -447,9 +528,8 @@ class BaseForest(base.Estimator, abc.ABC):
         names = _shared_names(cls._task)
         for name in given:
             if name not in names:
-                hint = RENAMED.get(name)
-                hint = f": renamed {hint} in 0.2.0 (see the changelog)" if hint else ""
-                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}{hint}")
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}"
+                                + _unknown_hint(cls, name, given[name]))
         return {n: given.get(n, cls._defaults.get(n, SHARED_DEFAULTS[n])) for n in names}
 
     # ------------------------------------------------------------------ the memory budget

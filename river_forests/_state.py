@@ -24,6 +24,7 @@ version; version 0 is a model pickled by 0.1 to 0.2 (its ``__dict__``, which
 from __future__ import annotations
 
 import collections
+import functools
 import importlib
 import json
 import os
@@ -55,11 +56,15 @@ __all__ = ["ModelFileError", "save", "load", "to_state", "from_state", "STATE_VE
 
 
 class ModelFileError(ValueError):
-    """A file or a state that does not hold a model this release can load: truncated,
-    corrupted (its checksum differs), of a newer format version, or describing a model that
-    cannot exist (shapes that disagree, children out of range or in a cycle, sizes past
-    what its arrays hold, NaN in a box, an unknown estimator or tree kind). Raised before
-    any model is built; a ValueError."""
+    """A file or a state that does not hold a model this release can load: not a model file
+    at all (a pickle, a text file, an empty file: "not a river-forests model file"),
+    truncated, corrupted (its checksum differs), of a newer format version, or describing a
+    model that cannot exist (shapes that disagree, children out of range or in a cycle, sizes
+    past what its arrays hold, NaN in a box, an unknown estimator or tree kind). Raised before
+    any model is built; a ValueError. Raised for a file, its message begins with the file's
+    path, which ``path`` holds (None for a state)."""
+
+    path = None
 
 
 # ------------------------------------------------------------------------------ estimators
@@ -67,8 +72,11 @@ class ModelFileError(ValueError):
 def _estimators() -> dict:
     import river_forests
 
+    from ._forest import BaseForest
+
     return {name: getattr(river_forests, name) for name in river_forests.__all__
-            if isinstance(getattr(river_forests, name), type)}
+            if isinstance(getattr(river_forests, name), type)
+            and issubclass(getattr(river_forests, name), BaseForest)}
 
 
 def _param_names(cls) -> list:
@@ -707,15 +715,48 @@ def save(model, path) -> int:
             "crc32": f"{crc:08x}"}
     header = header_bytes(meta, entries)
     tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(len(header).to_bytes(8, "little"))
-        f.write(header)
-        for name in names:
-            f.write(_bytes_of(arrays[name]))
-    os.replace(tmp, path)  # a reader never sees half a file
+    try:
+        with open(tmp, "wb") as f:
+            f.write(len(header).to_bytes(8, "little"))
+            f.write(header)
+            for name in names:
+                f.write(_bytes_of(arrays[name]))
+        os.replace(tmp, path)  # a reader never sees half a file
+    except BaseException as e:
+        # no temporary file is left behind, and the error names the user's path, not ours
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        if not isinstance(e, OSError):
+            raise
+        folder = os.path.dirname(os.path.abspath(os.fspath(path)))
+        why = e.strerror or str(e)
+        if not os.path.isdir(folder):
+            why += f" (the folder {folder} does not exist)"
+        raise OSError(e.errno, f"cannot save the model: {why}", os.fspath(path)) from None
     return 8 + len(header) + offset
 
 
+def _naming_the_file(function):
+    """`function(path, ...)`, whose :class:`ModelFileError` begins with the file's `path`
+    (as ``gzip: x.gz: not in gzip format`` does) and holds it as its ``path``."""
+
+    @functools.wraps(function)
+    def named(path, *args, **kwargs):
+        try:
+            return function(path, *args, **kwargs)
+        except ModelFileError as e:
+            if e.path is None:
+                e.path = path
+                shown = f"file descriptor {path}" if isinstance(path, int) else os.fsdecode(path)
+                e.args = (f"{shown}: {e}",)
+            raise
+
+    return named
+
+
+@_naming_the_file
 def read_header(path) -> dict:
     """The file's ``__metadata__`` (format, version, estimator, package version, the
     parameters as JSON, checksum) without loading the model; :class:`ModelFileError` if it is not one."""
@@ -724,24 +765,47 @@ def read_header(path) -> dict:
         return _header(f, size)[0]
 
 
+#: how a model file begins, after its header's 8-byte length: `header_bytes` writes the
+#: metadata first (safetensors files of other libraries may begin so too: their metadata
+#: then names no river-forests format)
+MAGIC = b'{"__metadata__":'
+
+
+def _not_a_model(head: bytes, size: int) -> str:
+    """Why a file whose first bytes are `head` (of `size`) is not a model file."""
+    if size == 0:
+        return "not a river-forests model file: the file is empty"
+    if head[:1] == b"\x80":  # pickle's protocols 2 to 5 begin so
+        return ("not a river-forests model file: it looks like a pickle (a pickled model loads "
+                "with pickle.load; river_forests.save writes model files)")
+    return ("not a river-forests model file: a model file begins with an 8-byte length and "
+            "its JSON metadata")
+
+
 def _header(f, size):
-    head = f.read(8)
-    if len(head) < 8:
-        raise ModelFileError(f"not a river_forests model file: {size} bytes is shorter than "
-                             "its header")
-    n = int.from_bytes(head, "little")
-    if n > size - 8 or n > MAX_HEADER:
+    head = f.read(8 + len(MAGIC))
+    if head[8:] != MAGIC:
+        if len(head) > 8 and MAGIC.startswith(head[8:]) \
+                and int.from_bytes(head[:8], "little") > len(head) - 8:
+            raise ModelFileError(f"truncated model file: {size} bytes is shorter than its "
+                                 "header")
+        if f'"format":"{FORMAT}"'.encode() in head + f.read(1 << 12):
+            raise ModelFileError("corrupt model file: the beginning of its header is damaged")
+        raise ModelFileError(_not_a_model(head, size))
+    n = int.from_bytes(head[:8], "little")
+    if n > size - 8 or n > MAX_HEADER or n < len(MAGIC):
         raise ModelFileError(f"truncated or corrupt model file: a header of {n:,} bytes in a "
                              f"file of {size:,}")
     try:
-        header = json.loads(f.read(n).decode("utf-8"))
+        header = json.loads((MAGIC + f.read(n - len(MAGIC))).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ModelFileError("corrupt model file: its header is not JSON") from None
     if not isinstance(header, dict) or not isinstance(header.get("__metadata__"), dict):
-        raise ModelFileError("not a river_forests model file: no metadata in its header")
+        raise ModelFileError("not a river-forests model file: no metadata in its header")
     meta = header.pop("__metadata__")
     if meta.get("format") != FORMAT:
-        raise ModelFileError(f"not a river_forests model file (format {meta.get('format')!r})")
+        raise ModelFileError("not a river-forests model file: its metadata names the format "
+                             f"{meta.get('format')!r}")
     version = meta.get("format_version")
     if not isinstance(version, str) or not (version.isascii() and version.isdigit()):
         raise ModelFileError(f"corrupt model file: format version {version!r}")
@@ -785,6 +849,7 @@ def _entries(header: dict, data_size: int) -> dict:
     return out
 
 
+@_naming_the_file
 def load(path, mmap: bool = False):
     """The model saved in the file `path` by :func:`save` (or by an earlier release: see
     :data:`MIGRATIONS`), ready to predict and to go on learning exactly as the saved model
@@ -811,8 +876,8 @@ def load(path, mmap: bool = False):
     :class:`ModelFileError`, and nothing is allocated past what its arrays hold."""
     try:
         f = open(path, "rb")
-    except OSError as e:
-        raise ModelFileError(f"cannot open {path!r}: {e}") from None
+    except OSError as e:  # the path begins the message (`_naming_the_file`)
+        raise ModelFileError(f"cannot open the file: {e.strerror or e}") from None
     with f:
         mapping = _map(f, path) if mmap else None  # first: the lease keeps the file still
         size = mapping.size if mapping is not None else os.fstat(f.fileno()).st_size

@@ -135,6 +135,7 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         growth: str | float = "consistent",
         growth_scale: float = 1.0,
         max_pairs: int = 16,
@@ -183,6 +184,7 @@ class BSPForestRegressor(_BSPParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         growth: str | float = "consistent",
         growth_scale: float = 1.0,
         max_pairs: int = 16,

@@ -143,6 +143,7 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         growth: str | float = "consistent",
         growth_scale: float = 2.0,
         weighted_prunings: bool = False,
@@ -233,6 +234,7 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         growth: str | float = "consistent",
         growth_scale: float = 0.5,
         weighted_prunings: bool = False,

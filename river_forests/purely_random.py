@@ -142,6 +142,7 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         growth: str | int = "consistent",
         growth_scale: float = 4.0,
         growth_exponent: float = 0.8,
@@ -195,6 +196,7 @@ class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         growth: str | int = "consistent",
         growth_scale: float = 4.0,
         growth_exponent: float = 0.8,

@@ -270,6 +270,7 @@ class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         structure_fraction: float = 0.5,
         max_features: float = 17.0,
         candidate_points: int = 5,
@@ -419,6 +420,7 @@ class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         structure_fraction: float = 0.5,
         max_features: float = 17.0,
         candidate_points: int = 5,

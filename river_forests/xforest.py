@@ -323,6 +323,7 @@ class XForestClassifier(_XForestParams, ForestClassifier):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         max_features: str | int | float | None = 0.6,
         criterion: str = "gini",
         min_samples_split: int = 5,
@@ -419,6 +420,7 @@ class XForestRegressor(_XForestParams, ForestRegressor):
     def __init__(
         self,
         n_estimators: int = 10,
+        *,
         max_features: str | int | float | None = 0.6,
         min_samples_split: int = 2,
         max_depth: int | None = None,

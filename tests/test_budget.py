@@ -10,10 +10,9 @@ from river import datasets
 import river_forests
 from river_forests._forest import parse_bytes
 
-from .conftest import batch_native
+from .conftest import ESTIMATORS, batch_native
 
-CLASSES = [getattr(river_forests, n) for n in river_forests.__all__
-           if isinstance(getattr(river_forests, n), type)]
+CLASSES = list(ESTIMATORS)
 CLASSIFIERS = [c for c in CLASSES if "Classifier" in c.__name__]
 REGRESSORS = [c for c in CLASSES if "Regressor" in c.__name__]
 BUDGET = 300_000
@@ -170,7 +169,8 @@ def test_one_vocabulary(cls):
     import inspect
 
     params = inspect.signature(cls).parameters
-    shared = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY]
+    keywords = [n for n, p in params.items() if p.kind is p.KEYWORD_ONLY]
+    shared = keywords[keywords.index("memory_budget"):]
     assert shared[:3] == ["memory_budget", "max_nodes", "smoothing"] and shared[-1] == "seed"
     for old in ("lifetime", "lifetime_scale", "cuts", "cuts_scale", "budget", "budget_scale",
                 "use_aggregation", "candidate_features"):

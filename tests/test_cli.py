@@ -1,5 +1,7 @@
 """The command line and the progressive loop behind it (which the benchmark runs too)."""
 
+import re
+
 import pandas as pd
 import pytest
 from river import compose, datasets, evaluate, forest, metrics, preprocessing
@@ -87,10 +89,32 @@ def test_command_line_without_the_shared_data_says_where_to_put_it(monkeypatch, 
         assert "RIVER_FORESTS_DATA=" in err
 
 
-def test_help_documents_the_data_folder_variable(capsys):
+def _help(capsys) -> str:
     with pytest.raises(SystemExit) as exit:
         main(["--help"])
-    assert exit.value.code == 0 and "RIVER_FORESTS_DATA" in capsys.readouterr().out
+    assert exit.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_help_documents_the_data_folder_variable(capsys):
+    assert "RIVER_FORESTS_DATA" in _help(capsys)
+
+
+def test_help_is_plain_text_naming_every_option_and_stream(capsys, monkeypatch):
+    """``--help`` is read in a terminal: no reStructuredText or Markdown markup (it printed
+    the module's docstring, backticks and all), every option and every stream named, within
+    an 80-column terminal."""
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps the options to the terminal's width
+    out = _help(capsys)
+    for markup in ("``", ":func:", ":class:", ":mod:", ":data:", "**"):
+        assert markup not in out, markup
+    assert not re.search(r"`[^`\n]+`", out), "backticks"
+    for option in ("--dataset", "-n N, --samples N", "--trees", "--seed", "--only-ours",
+                   "-h, --help"):
+        assert re.search(rf"^  {option}\s", out, re.M), f"{option} is not listed"
+    for stream in cli.STREAMS:
+        assert re.search(rf"^  {stream}\s", out, re.M), f"{stream} is not listed"
+    assert max(map(len, out.splitlines())) <= 80
 
 
 @pytest.mark.parametrize("args, option, value", [

@@ -2,6 +2,7 @@
 bit for bit, the files of every format version kept in tests/data/format<version>, bad
 files, memory mapping, and pickling and merging through the same state."""
 
+import errno
 import io
 import json
 import pathlib
@@ -19,7 +20,9 @@ from river_forests._core._mapping import Mapping
 from river_forests._state import STATE_VERSION, _encode, to_state
 
 DATA = pathlib.Path(__file__).parent / "data"
-ESTIMATORS = [n for n in river_forests.__all__ if isinstance(getattr(river_forests, n), type)]
+from tests.conftest import ESTIMATORS as _CLASSES
+
+ESTIMATORS = [cls.__name__ for cls in _CLASSES]
 SWITCH = 150
 
 
@@ -279,6 +282,62 @@ def test_a_newer_format_says_to_upgrade(saved, tmp_path):
         river_forests.from_state(state)
 
 
+def _safetensors(metadata: dict) -> bytes:
+    header = json.dumps({"__metadata__": metadata}).encode()
+    return len(header).to_bytes(8, "little") + header
+
+
+#: files that are no model at all -> what the message says beside "not a river-forests model file"
+NOT_A_MODEL = {
+    "empty": (b"", "empty"),
+    "a pickle": (pickle.dumps(river_forests.MondrianForestClassifier(n_estimators=1)), "pickle"),
+    "a text file": (b"label,x\n1,0.5\n" * 20, "begins with"),
+    "a short file": (b"abc", "begins with"),
+    "JSON after a length": ((10).to_bytes(8, "little") + b"{}" + b" " * 8, "begins with"),
+    "a safetensors file of another library": (_safetensors({"format": "pt"}), "names the format 'pt'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_MODEL))
+@pytest.mark.parametrize("read", ["load", "read_header"])
+def test_a_file_that_is_no_model_says_so_and_names_the_path(case, read, tmp_path):
+    """Not "a header of 1,123,630,253,184 bytes" (a pickle's first 8 bytes read as a length):
+    "not a river-forests model file", after the path the user gave."""
+    from river_forests import _state
+
+    raw, why = NOT_A_MODEL[case]
+    path = tmp_path / "model.pkl"
+    path.write_bytes(raw)
+    with pytest.raises(ModelFileError) as error:
+        getattr(_state, read)(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: not a river-forests model file")
+    assert why in message and "bytes in a file of" not in message
+    assert error.value.path == path
+
+
+def test_a_damaged_model_file_is_corrupt_or_truncated_and_names_the_path(saved, tmp_path):
+    _, raw, _ = saved
+    path = tmp_path / "bad.rf"
+    for damaged in (raw[:12], raw[:100], raw[:len(raw) // 2], raw[:-3] + b"xyz",
+                    raw[:8] + raw[8:20].replace(b"metadata", b"METADATA") + raw[20:]):
+        path.write_bytes(damaged)
+        with pytest.raises(ModelFileError) as error:
+            river_forests.load(path)
+        message = str(error.value)
+        assert message.startswith(f"{path}: "), message
+        assert "corrupt" in message or "truncated" in message, message
+        assert "not a river-forests model file" not in message
+
+
+def test_a_file_that_cannot_be_opened_names_the_path(tmp_path):
+    missing = tmp_path / "missing.rf"
+    with pytest.raises(ModelFileError, match=f"^{missing}: cannot open the file: No such file"):
+        river_forests.load(missing)
+    with pytest.raises(ModelFileError, match=f"^{tmp_path}: cannot open the file"):
+        river_forests.load(tmp_path)  # a folder
+
+
 def test_a_file_of_another_format_is_refused(tmp_path):
     for raw in (b"", b"\x80\x04\x95" + b"x" * 64, (10).to_bytes(8, "little") + b"{}" + b" " * 8,
                 (2).to_bytes(8, "little") + b"{}"):
@@ -286,6 +345,50 @@ def test_a_file_of_another_format_is_refused(tmp_path):
             _load_bytes(raw, tmp_path)
     with pytest.raises(ModelFileError, match="cannot open"):
         river_forests.load(tmp_path / "missing.rf")
+
+
+def test_saving_into_a_missing_folder_names_the_path_not_a_temporary_file(saved, tmp_path):
+    import traceback
+
+    model = saved[0]
+    path = tmp_path / "no such folder" / "model.rf"
+    with pytest.raises(FileNotFoundError) as error:
+        river_forests.save(model, path)
+    told = "".join(traceback.format_exception(error.value))
+    assert error.value.filename == str(path) and str(path) in str(error.value)
+    assert f"the folder {path.parent} does not exist" in str(error.value)
+    assert ".tmp" not in told  # not the temporary file's name, not even in the chain
+    assert not path.parent.exists()
+
+
+@pytest.mark.parametrize("failure", ["a folder in the way", "disk full", "interrupted"])
+def test_a_failed_save_leaves_no_temporary_file(saved, tmp_path, monkeypatch, failure):
+    """Whatever stops a save, the temporary file goes, and a file already at the path is
+    left as it was (the rename is the last step)."""
+    from river_forests import _state
+
+    model = saved[0]
+    path = tmp_path / "model.rf"
+    if failure == "a folder in the way":
+        path.mkdir()
+        with pytest.raises(IsADirectoryError, match=f"cannot save the model: .*'{path}'"):
+            river_forests.save(model, path)
+        assert sorted(tmp_path.iterdir()) == [path] and path.is_dir()
+        return
+    path.write_bytes(b"the model served now")
+
+    def fail(*args):  # at the rename, once the temporary file is written
+        if failure == "interrupted":
+            raise KeyboardInterrupt
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_state.os, "replace", fail)
+    with pytest.raises(KeyboardInterrupt if failure == "interrupted" else OSError) as error:
+        river_forests.save(model, path)
+    if failure == "disk full":
+        assert error.value.filename == str(path) and "No space left" in str(error.value)
+    assert sorted(tmp_path.iterdir()) == [path]
+    assert path.read_bytes() == b"the model served now"
 
 
 def _tree(state, k=0):

@@ -69,9 +69,12 @@ print(json.dumps({"before": before, "loaded": loaded, "predicted": predicted,
 
 
 def jobs(quick: bool) -> list[tuple[str, dict]]:
+    from river import base
+
     import river_forests
 
-    names = [n for n in river_forests.__all__ if isinstance(getattr(river_forests, n), type)]
+    names = [n for n in river_forests.__all__ if isinstance(getattr(river_forests, n), type)
+             and issubclass(getattr(river_forests, n), base.Estimator)]
     return [(n, {"estimator": n, "rows": QUICK_ROWS if quick else ROWS, "warm_up": True, "dontneed": True})
             for n in names]
 

@@ -17,7 +17,7 @@ importances the saved model reported.
 import json
 import pathlib
 
-from river import datasets, drift
+from river import base, datasets, drift
 
 import river_forests
 from river_forests._state import STATE_VERSION
@@ -29,7 +29,7 @@ SWITCH, CHECK, GO_ON = 150, 30, 30
 def cases():
     for name in river_forests.__all__:
         cls = getattr(river_forests, name)
-        if not isinstance(cls, type):
+        if not (isinstance(cls, type) and issubclass(cls, base.Estimator)):
             continue
         yield name, cls(n_estimators=3, seed=7, drift_detector=drift.ADWIN(delta=0.01),
                         warning_detector=drift.ADWIN(delta=0.3))
