@@ -892,8 +892,8 @@ def load(path, mmap: bool = False):
         if f"{crc:08x}" != meta["crc32"]:
             raise ModelFileError("corrupt model file: its checksum does not match its contents")
         if mapping is not None and mapping.state != "mapped":
-            raise ModelFileError(f"{os.fspath(path)!r} was opened for writing while it was "
-                                 "loading: load it again once it is written")
+            raise ModelFileError("it was opened for writing while it was loading: load it "
+                                 "again once it is written")
         if mapping is not None:
             data = np.frombuffer(mapping, dtype=np.uint8)[start:]
         else:
@@ -975,8 +975,8 @@ def _map(f, path):
     try:
         return Mapping(f.fileno())
     except LeaseBroken:
-        raise ModelFileError(f"{os.fspath(path)!r} was opened for writing while it was "
-                             "loading: load it again once it is written") from None
+        raise ModelFileError("it was opened for writing while it was loading: load it again "
+                             "once it is written") from None
     except OSError as e:
         warnings.warn(f"river_forests.load({os.fspath(path)!r}, mmap=True): the model is read "
                       f"into memory, not mapped: {e.strerror} (a mapped model is served only "

@@ -271,3 +271,48 @@ def test_a_model_released_gives_its_lease_back(files, tmp_path):
         del again
         gc.collect()
     assert not _leases(path)
+
+
+def test_a_writer_during_the_load_is_an_error_not_a_mixed_model(files, tmp_path, monkeypatch):
+    """A writer who comes while the loader reads the checksum could give it half of each
+    file: the load refuses, saying so, and a load after the writer is done works."""
+    import zlib
+
+    from river_forests import ModelFileError, _state
+
+    cls = ESTIMATORS[0]
+    served, new_file, probe = files[cls]
+    path = tmp_path / "served.rf"
+    shutil.copyfile(served, path)
+    crc32, came = zlib.crc32, []
+
+    def a_writer_comes(data, value=0):
+        if not came:
+            came.append(True)
+            with open(path, "r+b"):  # held until the loader's handler lets it go
+                pass
+        return crc32(data, value)
+
+    monkeypatch.setattr(_state.zlib, "crc32", a_writer_comes)
+    with pytest.raises(ModelFileError, match="opened for writing while it was loading"):
+        river_forests.load(path, mmap=True)
+    assert came and not _leases(path)
+    monkeypatch.undo()
+    assert river_forests.load(path, mmap=True)._core.borrows
+
+
+def test_the_mapping_keeps_its_bytes_when_a_writer_comes(tmp_path):
+    """`Mapping` alone: the bytes before and after a writer, and the states it goes through."""
+    import numpy as np
+
+    path = tmp_path / "bytes"
+    path.write_bytes(bytes(range(256)) * 64)
+    with open(path, "rb") as f:
+        mapping = _mapping.Mapping(f.fileno())
+    view = np.frombuffer(mapping, dtype=np.uint8)
+    assert mapping.state == "mapped" and mapping.size == 256 * 64
+    with open(path, "r+b") as f:
+        f.write(b"\xff" * 1000)
+    os.truncate(path, 10)
+    assert mapping.state == "copied"
+    assert bytes(view) == bytes(range(256)) * 64
