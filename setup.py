@@ -47,7 +47,8 @@ def flags(compiler_type: str, platform: str = sys.platform) -> tuple[list[str], 
     """The (compile, link) flags for a compiler of this `compiler_type` on `platform`.
 
     - MSVC: ``/O2``; it writes no debug info unless asked, so a release needs no stripping
-      (debug: ``/Od /Zi``, linked with ``/DEBUG``).
+      (debug: ``/Od /Z7``, linked with ``/DEBUG``: ``/Z7`` keeps each object's debug info in
+      the object, where ``/Zi`` would have the parallel compilers share one .pdb).
     - gcc, clang and the other unix-like drivers (mingw32, cygwin): ``-O3``, with ``-g0``
       after Python's own CFLAGS (which carry ``-g``) so that no debug info is written, and the
       symbol table stripped at link time: ``-s`` (GNU ld, gold, lld: ``--strip-all``; the
@@ -56,7 +57,7 @@ def flags(compiler_type: str, platform: str = sys.platform) -> tuple[list[str], 
       symbols; the exported ``PyInit_*`` stays). Debug: ``-O0 -g``, unstripped.
     """
     if compiler_type == "msvc":
-        return (["/Od", "/Zi"], ["/DEBUG"]) if DEBUG else (["/O2"], [])
+        return (["/Od", "/Z7"], ["/DEBUG"]) if DEBUG else (["/O2"], [])
     if DEBUG:
         return ["-O0", "-g"], []
     if platform == "darwin":
