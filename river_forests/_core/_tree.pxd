@@ -282,9 +282,15 @@ cdef int32_t doubled(int32_t capacity, int32_t needed) noexcept nogil
 
 
 # --- cache hint shared by every tree kind: a walk asks for the next node's rows early ---
+# gcc's and clang's builtin; a compiler without it (MSVC) gets a no-op: a hint only, the walk
+# reads the same rows either way.
 cdef extern from *:
     """
+    #if defined(__GNUC__) || defined(__clang__)
     #define RF_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define RF_PREFETCH(p) ((void)(p))
+    #endif
     """
     void RF_PREFETCH(const void* p) noexcept nogil
 
