@@ -6,11 +6,11 @@
   output.
 * `test_docs_examples` runs the ```python blocks of each page in order, in one namespace per
   page, like a notebook: the examples users copy are the examples the suite checks. The pages
-  are every ``docs/**/*.md``, not a list.
+  are every ``docs/**/*.md``, not a list, but those that show what their code prints, which
+  ``tests/test_docs_outputs.py`` runs (and compares), so that each page runs once.
 * `test_estimator_examples` runs the docstring examples of every estimator of
   `river_forests.__all__`, so a new forest's examples run the day it is exported, even when
   only ``tests/`` is run.
-
 * `test_module_examples` runs the docstring examples of every Python module of the
   `river_forests` that is imported: the installed wheel's under CI (``.ci/run`` runs the suite
   against it, from a folder without the checkout's package), the checkout's in a developer's
@@ -34,6 +34,7 @@ import pytest
 import river_forests
 
 from .conftest import ESTIMATORS, name_of
+from .test_docs_outputs import SHOWING
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -138,8 +139,11 @@ def test_forest_pages_quote_the_recorded_defaults_runs(tmp_path):
     assert "## Defaults" in hooks.on_page_markdown(page, Page, None, None)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if CODE.search((DOCS / p).read_text("utf-8"))])
+@pytest.mark.parametrize("page", [p for p in PAGES if CODE.search((DOCS / p).read_text("utf-8"))
+                                  and f"docs/{p}" not in SHOWING])
 def test_docs_examples(page):
+    """The python blocks of a page that shows no output (`test_docs_outputs` runs the others,
+    comparing what they print), in order, in one namespace."""
     namespace = {"__name__": f"docs.{page}"}
     for i, block in enumerate(CODE.findall((DOCS / page).read_text(encoding="utf-8"))):
         exec(compile(block, f"{page} (python block {i + 1})", "exec"), namespace)

@@ -16,10 +16,11 @@ The convention, for README.md and every ``docs/**/*.md``:
   and a block without one prints nothing. No print shows its output in a comment
   (``print(accuracy)  # 0.842``) or in prose, where nothing would check it: a line that calls
   ``print`` carries no comment. Doctest-style ``>>>`` examples belong in docstrings (run by
-  ``--doctest-modules``), not in a page's python blocks, which run as scripts.
+  ``tests/test_docs.py::test_module_examples``), not in a page's python blocks, which run as
+  scripts.
 
 The checks of the convention read the pages only; the pages that show an output are run
-(the others' code is run by ``tests/test_docs.py``).
+here, and only here (``tests/test_docs.py`` runs the others' code), so each page runs once.
 """
 
 from __future__ import annotations

@@ -162,16 +162,23 @@ def test_a_served_model_survives_its_file_changing(files, mutate, task, tmp_path
     server.close()
 
 
-def test_a_forked_worker_holds_a_lease_of_its_own(files, tmp_path):
-    """A server that loads then forks its workers (gunicorn's preload): the child, not the
-    parent, serves when the file is replaced; it too answers as the model it loaded."""
-    cls = ESTIMATORS[0]
-    served, new_file, probe = files[cls]
+@pytest.fixture
+def one(files, tmp_path):
+    """The first estimator's served file, copied for this test, the other model's file and
+    the probe rows; `serve()` starts a server on the copy."""
+    served, new_file, probe = files[ESTIMATORS[0]]
     path = tmp_path / "served.rf"
     shutil.copyfile(served, path)
     rows = tmp_path / "rows.json"
     rows.write_text(json.dumps(probe))
-    server = Server(rows, [path])
+    return path, new_file, probe, lambda: Server(rows, [path])
+
+
+def test_a_forked_worker_holds_a_lease_of_its_own(one):
+    """A server that loads then forks its workers (gunicorn's preload): the child, not the
+    parent, serves when the file is replaced; it too answers as the model it loaded."""
+    path, new_file, probe, serve = one
+    server = serve()
     before = server.ask()
     child = server.ask("fork")["child"]
     assert server.ask()["pid"] == child
@@ -182,17 +189,12 @@ def test_a_forked_worker_holds_a_lease_of_its_own(files, tmp_path):
     server.close()
 
 
-def test_a_save_to_the_served_path_leaves_the_served_model_mapped(files, tmp_path):
+def test_a_save_to_the_served_path_leaves_the_served_model_mapped(one):
     """`save` writes a temporary file and renames it over the path: the mapped file is never
     opened to write, so the server keeps sharing its pages, and a new load reads the new
     model."""
-    cls = ESTIMATORS[0]
-    served, new_file, probe = files[cls]
-    path = tmp_path / "served.rf"
-    shutil.copyfile(served, path)
-    rows = tmp_path / "rows.json"
-    rows.write_text(json.dumps(probe))
-    server = Server(rows, [path])
+    path, new_file, probe, serve = one
+    server = serve()
     before = server.ask()
     new = river_forests.load(new_file)
     river_forests.save(new, path)
@@ -204,13 +206,10 @@ def test_a_save_to_the_served_path_leaves_the_served_model_mapped(files, tmp_pat
     assert reloaded.predict_proba_one(x) == new.predict_proba_one(x)
 
 
-def test_a_file_open_for_writing_is_read_not_mapped(files, tmp_path):
+def test_a_file_open_for_writing_is_read_not_mapped(one):
     """No lease can be had on a file another holds open to write: the load says so and reads
     the file, so that the model it returns never reads pages a writer may change."""
-    cls = ESTIMATORS[0]
-    served, new_file, probe = files[cls]
-    path = tmp_path / "open.rf"
-    shutil.copyfile(served, path)
+    path, new_file, probe, _ = one
     expected = river_forests.load(path)
     with open(path, "r+b"):
         with pytest.warns(RuntimeWarning, match="read into memory, not mapped"):
@@ -221,17 +220,12 @@ def test_a_file_open_for_writing_is_read_not_mapped(files, tmp_path):
                                                            for x in probe]
 
 
-def test_a_writer_is_held_only_until_the_copy(files, tmp_path):
+def test_a_writer_is_held_only_until_the_copy(one):
     """The writer waits for the copy, not for the kernel's lease-break timeout (45 s)."""
     import time
 
-    cls = ESTIMATORS[0]
-    served, new_file, probe = files[cls]
-    path = tmp_path / "served.rf"
-    shutil.copyfile(served, path)
-    rows = tmp_path / "rows.json"
-    rows.write_text(json.dumps(probe))
-    server = Server(rows, [path])
+    path, new_file, probe, serve = one
+    server = serve()
     server.ask()
     start = time.monotonic()
     _copy_over(path, new_file)
@@ -248,15 +242,12 @@ def _leases(path):
                 and line.split()[5].rsplit(":", 1)[-1] == str(inode)]
 
 
-def test_a_model_released_gives_its_lease_back(files, tmp_path):
+def test_a_model_released_gives_its_lease_back(one):
     """A mapped model holds one lease while it lives; dropping it releases the lease (and its
     row of the table, which the next load reuses)."""
     import gc
 
-    cls = ESTIMATORS[0]
-    served, new_file, probe = files[cls]
-    path = tmp_path / "served.rf"
-    shutil.copyfile(served, path)
+    path, new_file, probe, _ = one
     assert not _leases(path)
     model = river_forests.load(path, mmap=True)
     assert model._core.borrows and len(_leases(path)) == 1
@@ -273,17 +264,14 @@ def test_a_model_released_gives_its_lease_back(files, tmp_path):
     assert not _leases(path)
 
 
-def test_a_writer_during_the_load_is_an_error_not_a_mixed_model(files, tmp_path, monkeypatch):
+def test_a_writer_during_the_load_is_an_error_not_a_mixed_model(one, monkeypatch):
     """A writer who comes while the loader reads the checksum could give it half of each
     file: the load refuses, saying so, and a load after the writer is done works."""
     import zlib
 
     from river_forests import ModelFileError, _state
 
-    cls = ESTIMATORS[0]
-    served, new_file, probe = files[cls]
-    path = tmp_path / "served.rf"
-    shutil.copyfile(served, path)
+    path, new_file, probe, _ = one
     crc32, came = zlib.crc32, []
 
     def a_writer_comes(data, value=0):
