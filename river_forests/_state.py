@@ -979,7 +979,7 @@ def _map(f, path):
                              "once it is written") from None
     except OSError as e:
         warnings.warn(f"river_forests.load({os.fspath(path)!r}, mmap=True): the model is read "
-                      f"into memory, not mapped: {e.strerror} (a mapped model is served only "
-                      "while a lease keeps the file from changing under it)", RuntimeWarning,
-                      stacklevel=3)
+                      f"into memory, not mapped: {e.strerror} (a model is mapped only under a "
+                      "read lease, which keeps its file from changing under it)", RuntimeWarning,
+                      stacklevel=4)  # the caller of load, past its `_naming_the_file` wrapper
         return None

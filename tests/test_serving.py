@@ -20,7 +20,7 @@ from river_forests._core import _mapping
 from .conftest import ESTIMATORS, is_classifier, name_of
 
 pytestmark = pytest.mark.skipif(not _mapping.LEASES, reason="file leases are Linux's: elsewhere "
-                                "a mapped load reads the file (tested below)")
+                                "a mapped load reads the file, with a warning (test_save_load)")
 
 # The server: maps every model named on its command line, then answers each line of its input
 # with the models' predictions of the rows in ROWS (and the state of each model's mapping).
@@ -304,3 +304,12 @@ def test_the_mapping_keeps_its_bytes_when_a_writer_comes(tmp_path):
     os.truncate(path, 10)
     assert mapping.state == "copied"
     assert bytes(view) == bytes(range(256)) * 64
+
+
+def test_the_warning_names_the_callers_line(one):
+    """The fallback's warning points at the code that called `load`, not inside the package."""
+    path, _, _, _ = one
+    with open(path, "r+b"):
+        with pytest.warns(RuntimeWarning) as caught:
+            river_forests.load(path, mmap=True)
+    assert caught[0].filename == __file__
