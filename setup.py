@@ -6,8 +6,8 @@ test run (``.ci/run``).
 
 The same file builds on Linux, macOS and Windows (the wheels, ``[tool.cibuildwheel]`` in
 ``pyproject.toml``): the compiler flags are chosen by the compiler actually used (MSVC, or
-gcc/clang and their kin), a release build strips its extensions (a wheel without debug
-info: 3.6 MB rather than 22 MB of ``.so``), and both Cython and the C compiler run on every
+gcc/clang and their kin), a release build strips its extensions (no debug info nor symbol table
+in a wheel: ``benchmarks/results/package``), and both Cython and the C compiler run on every
 core. Cython runs at build time only (``build_ext``), so the sdist carries the ``.pyx`` and
 ``.pxd`` sources and never generated C.
 """

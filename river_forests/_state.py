@@ -892,8 +892,7 @@ def load(path, mmap: bool = False):
         if f"{crc:08x}" != meta["crc32"]:
             raise ModelFileError("corrupt model file: its checksum does not match its contents")
         if mapping is not None and mapping.state != "mapped":
-            raise ModelFileError("it was opened for writing while it was loading: load it "
-                                 "again once it is written")
+            raise ModelFileError(_WRITER_CAME)
         if mapping is not None:
             data = np.frombuffer(mapping, dtype=np.uint8)[start:]
         else:
@@ -965,6 +964,10 @@ def load(path, mmap: bool = False):
     return model
 
 
+#: a writer opened the file while a mapped load read it: what was read may be of two files
+_WRITER_CAME = "it was opened for writing while it was loading: load it again once it is written"
+
+
 def _map(f, path):
     """The file open as `f` mapped under a read lease (`_core/_mapping.pyx`), or None, with a
     warning saying why, where no lease can be had: the loader then reads the file."""
@@ -975,8 +978,7 @@ def _map(f, path):
     try:
         return Mapping(f.fileno())
     except LeaseBroken:
-        raise ModelFileError("it was opened for writing while it was loading: load it again "
-                             "once it is written") from None
+        raise ModelFileError(_WRITER_CAME) from None
     except OSError as e:
         warnings.warn(f"river_forests.load({os.fspath(path)!r}, mmap=True): the model is read "
                       f"into memory, not mapped: {e.strerror} (a model is mapped only under a "

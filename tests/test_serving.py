@@ -313,3 +313,43 @@ def test_the_warning_names_the_callers_line(one):
         with pytest.warns(RuntimeWarning) as caught:
             river_forests.load(path, mmap=True)
     assert caught[0].filename == __file__
+
+
+def test_a_thread_predicting_meanwhile_reads_the_same_model(one):
+    """The copy moves new pages over the mapping's addresses in one step (mremap): a thread
+    that predicts while a writer comes, in the same process, reads the loaded model before,
+    during and after, never a hole or the new file."""
+    import threading
+
+    path, new_file, probe, _ = one
+    model = river_forests.load(path, mmap=True)
+    expected = [model.predict_proba_one(x) for x in probe]
+    stop, seen, passes = threading.Event(), [], [0]
+
+    def predict():
+        while not stop.is_set():
+            seen.append([model.predict_proba_one(x) for x in probe] == expected)
+            passes[0] += 1
+
+    reader = threading.Thread(target=predict)
+    reader.start()
+    while passes[0] < 2:  # the reader is walking the mapped pages
+        threading.Event().wait(0.01)
+    _copy_over(path, new_file)
+    at_copy = passes[0]
+    while passes[0] < at_copy + 3:  # and walks the copy after
+        threading.Event().wait(0.01)
+    stop.set()
+    reader.join()
+    assert all(seen) and len(seen) >= 5
+    assert _mapping_state(model) == "copied"
+
+
+def _mapping_state(model):
+    """The state of the mapping `model`'s first tree reads."""
+    for a in model.trees[0].borrowed.values():
+        while getattr(a, "base", None) is not None:
+            a = a.base
+        a = a.obj if isinstance(a, memoryview) else a
+        if isinstance(a, _mapping.Mapping):
+            return a.state

@@ -16,4 +16,3 @@ cdef class Mapping:
     cdef char* addr                 # the first byte of the file, mapped (NULL once released)
     cdef readonly Py_ssize_t size   # the file's size in bytes when it was mapped
     cdef int slot                   # this mapping's row in the lease table, -1 if none
-    cdef Py_ssize_t exports         # buffers handed out and not yet released

@@ -191,13 +191,23 @@ cdef extern from *:
 
     /* In a fork's child: the parent's leases name the parent, so a writer would wait for the
        parent alone. Each row takes a lease of the child's own, on a description of its own;
-       where it cannot, the child copies the pages now. */
+       where it cannot, the child copies the pages now. A row that was busy at the fork was a
+       handler's in another of the parent's threads (calls from Python hold the GIL, as the
+       fork does): that thread is not in the child, so the child copies what it maps. */
     static void rf_after_fork(void) {
         int i;
         for (i = 0; i < RF_ROWS; i++) {
             rf_row* r = &rf_rows[i];
             int state = rf_load(&r->state), fd = -1;
             char path[64];
+            rf_store(&r->pending, 0);
+            if (state == RF_BUSY) {
+                if (r->addr != NULL)
+                    rf_store(&r->state, rf_privatise(r->addr, r->len) == 0 ? RF_COPIED : RF_EXPOSED);
+                else
+                    rf_store(&r->state, RF_BROKEN);
+                continue;
+            }
             if (state != RF_LEASED && state != RF_MAPPED) continue;
             rf_store(&r->state, RF_BUSY);
             snprintf(path, sizeof(path), "/proc/self/fd/%d", r->fd);
@@ -294,9 +304,6 @@ cdef class Mapping:
         if self.addr == NULL:
             raise ValueError("this mapping holds no bytes")
         PyBuffer_FillInfo(buffer, self, self.addr, self.size, 0, flags)
-
-    def __releasebuffer__(self, Py_buffer* buffer):
-        pass
 
     def __dealloc__(self):
         if self.slot >= 0:
