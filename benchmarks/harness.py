@@ -4,7 +4,8 @@ river's models and ours run through the package's own loop (``river_forests._pro
 predict, then learn, each sample, scored as ``river.evaluate.progressive_val_score`` scores;
 a batch-native forest is fed the chunks its users feed it); MOA's through ``benchmarks.moa``,
 on the same materialised samples. Measured: the metric at the end and along the stream (50
-points, and at 1,000, 2,000, 5,000 and 10,000 samples), the seconds spent inside the model's
+points, or one every 1,000 samples on a stream over 50,000, and at 1,000, 2,000, 5,000, 10,000,
+50,000 and 200,000 samples), the seconds spent inside the model's
 calls, and peak memory (river's ``_raw_memory_usage``, sampled at ten points and at the end,
 clock stopped; MOA's learners report none).
 """
@@ -20,7 +21,10 @@ from river import metrics
 from benchmarks import store
 
 CURVE_POINTS = 50
-CHECKPOINTS = (1_000, 2_000, 5_000, 10_000)
+#: a curve point at least every this many samples (a long stream's curve is finer than 50
+#: points, so that its checkpoints and windows are exact)
+CURVE_STEP = 1_000
+CHECKPOINTS = (1_000, 2_000, 5_000, 10_000, 50_000, 200_000)
 MEMORY_POINTS = 10
 
 
@@ -57,7 +61,7 @@ def run(stream, model_spec, data: list, data_key: str, mode: str, max_seconds: f
         progress=None) -> dict:
     """Run `model_spec` on `data` (the first samples of `stream`) and return its record."""
     n = len(data)
-    every = max(n // CURVE_POINTS, 1)
+    every = max(min(n // CURVE_POINTS, CURVE_STEP), 1)
     metric = metric_for(stream.task)
     model = model_spec.make(stream)
     memory_every = max(n // MEMORY_POINTS, 1)

@@ -25,6 +25,8 @@ from typing import Callable
 
 SEED = 42
 TREES = 10
+#: the peers that run on the long streams too
+LONG_PEERS = ("river ARF", "river AMF", "MOA ARF", "MOA SRP")
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,10 @@ class Model:
     config: str  # how it is built; part of a record's key
     #: runs on drifting streams only (our forests with detectors)
     drifting_only: bool = False
+    #: runs on the long streams (category "long"): every model of ours, and of the peers only
+    #: river's ARF and AMF and MOA's ARF and SRP (river's HT, HAT, EFDT and SRP would take
+    #: hours there; the forests are the peers a long stream is about)
+    long: bool = True
 
 
 MODELS: dict[str, Model] = {}
@@ -50,7 +56,8 @@ def _add(name, family, task, make, config, **kw):
 def models(task: str, family: str | None = None, stream=None) -> list[Model]:
     """The models of `task` (and `family`) that run on `stream` (all when None)."""
     return [m for m in MODELS.values() if m.task == task and (family is None or m.family == family)
-            and (stream is None or not m.drifting_only or stream.drifting)]
+            and (stream is None or ((not m.drifting_only or stream.drifting)
+                                    and (m.long or stream.category != "long")))]
 
 
 def get(task: str, name: str) -> Model:
@@ -137,7 +144,7 @@ def _river_models():
         for name, (cls, kw) in table.items():
             factory = _bind(cls, kw)
             config = f"{cls.__module__}.{cls.__name__}(**{kw!r})"
-            _add(name, "river", task, _river(factory), config)
+            _add(name, "river", task, _river(factory), config, long=name in LONG_PEERS)
             if task == "reg" and name in scaled_in_docs:
                 _add(name + " (scaled)", "river", task, _river(factory, scaled=True),
                      "StandardScaler | " + config)
@@ -167,6 +174,6 @@ for _task, _names in (("clf", ("HoeffdingTree", "AdaptiveRandomForestClassifier"
         _label = {"HoeffdingTree": "MOA HT", "AdaptiveRandomForestClassifier": "MOA ARF",
                   "StreamingRandomPatches": "MOA SRP", "FIMTDD": "MOA FIMTDD",
                   "AdaptiveRandomForestRegressor": "MOA ARF", "SOKNL": "MOA SOKNL"}[_name]
-        _add(_label, "moa", _task, _moa(_name, _task),
-             f"capymoa {_name}" + ("" if _name in ("HoeffdingTree", "FIMTDD") else
-                                   f"(ensemble_size={TREES}, random_seed={SEED})"))
+        _config = f"capymoa {_name}" + ("" if _name in ("HoeffdingTree", "FIMTDD") else
+                                        f"(ensemble_size={TREES}, random_seed={SEED})")
+        _add(_label, "moa", _task, _moa(_name, _task), _config, long=_label in LONG_PEERS)

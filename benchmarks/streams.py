@@ -47,7 +47,7 @@ import numpy as np
 
 #: the categories, per task; the halves are balanced within each
 CATEGORIES = {
-    "clf": ("real", "imbalanced", "synthetic", "drift", "sparse"),
+    "clf": ("real", "imbalanced", "synthetic", "drift", "sparse", "long"),
     "reg": ("real", "synthetic", "drift"),
 }
 
@@ -530,6 +530,40 @@ _add("led-drift", "clf", 20_000, "LED -> LED with 7 features swapped at n/2, 10%
      _synth(_drift(_synth_cls("LED", seed=53, noise_percentage=0.1, irrelevant_features=True),
                    _synth_cls("LEDDrift", seed=54, noise_percentage=0.1, irrelevant_features=True,
                               n_drift_features=7), 0.01, 53)), drifts=(0.5,), drifting=True)
+
+# long: 200,000 to 1,000,000 rows, stationary and slowly drifting, so that a default must serve
+# a stream's first thousand rows and its millionth (scored at checkpoints: 10k, 50k, 200k, end)
+_add("rbf-many-long", "clf", 500_000, "RandomRBF, 10 classes, 20 features, 200 centroids", "long",
+     _synth(lambda n: _synth_cls("RandomRBF", seed_model=71, seed_sample=71, n_classes=10,
+                                 n_features=20, n_centroids=200)()))
+_add("rbf-long", "clf", 200_000, "RandomRBF, 5 classes, 10 features, 50 centroids", "long",
+     _synth(lambda n: _synth_cls("RandomRBF", seed_model=72, seed_sample=72, n_classes=5,
+                                 n_features=10, n_centroids=50)()))
+_add("randomtree-long", "clf", 500_000, "RandomTree, 10 numeric features, 4 classes, depth 10",
+     "long", _synth(lambda n: _synth_cls("RandomTree", seed_tree=73, seed_sample=73, n_classes=4,
+                                         n_num_features=10, n_cat_features=0,
+                                         max_tree_depth=10, first_leaf_level=4)()))
+_add("led-long", "clf", 200_000, "LED, 10% noise, 17 irrelevant features (10 classes)", "long",
+     _synth(lambda n: _synth_cls("LED", seed=74, noise_percentage=0.1, irrelevant_features=True)()))
+_add("waveform-long", "clf", 200_000, "Waveform with noise (40 features, 3 classes)", "long",
+     _synth(lambda n: _synth_cls("Waveform", seed=75, has_noise=True)()))
+_add("agrawal-long", "clf", 1_000_000, "Agrawal function 4, 5% perturbation", "long",
+     _synth(lambda n: _synth_cls("Agrawal", classification_function=4, seed=76, perturbation=0.05)()))
+_add("agrawal-7-long", "clf", 200_000, "Agrawal function 7, 5% perturbation", "long",
+     _synth(lambda n: _synth_cls("Agrawal", classification_function=7, seed=77, perturbation=0.05)()))
+_add("sea-long", "clf", 1_000_000, "SEA variant 2, 10% label noise", "long",
+     _synth(lambda n: _synth_cls("SEA", variant=2, noise=0.1, seed=78)()))
+_add("sine-long", "clf", 200_000, "Sine function 2, noise", "long",
+     _synth(lambda n: _synth_cls("Sine", classification_function=2, seed=79, has_noise=True)()))
+_add("mixed-long", "clf", 200_000, "Mixed function 1", "long",
+     _synth(lambda n: _synth_cls("Mixed", classification_function=1, seed=80)()))
+_add("hyperplane-drift-long", "clf", 200_000, "Hyperplane, 10 features, 2 drifting at 0.00001, 5% noise",
+     "long", _synth(lambda n: _synth_cls("Hyperplane", seed=81, n_features=10, n_drift_features=2,
+                                         mag_change=0.00001, noise_percentage=0.05)()), drifting=True)
+_add("rbf-drift-long", "clf", 500_000, "RandomRBFDrift, 5 classes, 10 features, 10 centroids moving at 0.00001",
+     "long", _synth(lambda n: _synth_cls("RandomRBFDrift", seed_model=82, seed_sample=82, n_classes=5,
+                                         n_features=10, change_speed=0.00001,
+                                         n_drift_centroids=10)()), drifting=True)
 
 # wide and sparse
 _add("bag-of-words", "clf", 10_000, "bag of words: 50,000-word vocabulary, 20 words per sample",

@@ -29,6 +29,8 @@ HALVES = {
         "hyperplane-100", "hyperplane-fast", "led-noise", "loan-grade", "one-hot", "penguins",
         "phishing", "randomtree", "rbf-10", "rbf-rare", "sea-gradual", "sine", "stagger-recurring",
         "telecom-churn", "wa-churn", "wages", "waveform", "agrawal-abrupt",
+        "rbf-many-long", "waveform-long", "sea-long", "mixed-long", "hyperplane-drift-long",
+        "rbf-drift-long",
     },
 }
 
@@ -36,8 +38,11 @@ HALVES = {
 @pytest.mark.parametrize("name", [n for n in registry.STREAMS if n not in SHARED])
 def test_every_stream_loads_offline_with_its_declared_task_and_length(name):
     stream = registry.STREAMS[name]
-    data = stream.samples()
-    assert len(data) == stream.n
+    # a long stream is a generator that gives any length: its first rows stand for it here
+    # (materialising a million rows would take a minute of the suite)
+    n = stream.n if stream.category != "long" else 5_000
+    data = stream.samples(n)
+    assert len(data) == n
     x, y = data[0]
     assert x and all(isinstance(k, str) and isinstance(v, float) for k, v in x.items())
     if stream.task == "clf":
@@ -58,6 +63,12 @@ def test_the_registry_is_broad_enough():
     clf = registry.streams("clf")
     assert len(clf) >= 30 and len(registry.streams("reg")) >= 8
     assert {s.category for s in clf} == set(registry.CATEGORIES["clf"])
+    # long streams in each half, stationary ones among the tuning half's
+    long = [s for s in clf if s.category == "long"]
+    for half in ("tuning", "report"):
+        assert sum(s.half == half and s.n >= 200_000 for s in long) >= 6
+    assert sum(s.half == "tuning" and not s.drifting for s in long) >= 4
+    assert max(s.n for s in long if s.half == "tuning") >= 1_000_000
     assert any(s.drifting for s in registry.streams("reg"))
     assert len({len(s.samples(50)[0][0]) >= 100 for s in clf if s.name not in SHARED}) == 2  # wide ones too
     assert all(s.source and s.category in registry.CATEGORIES[s.task] for s in registry.STREAMS.values())
@@ -104,6 +115,14 @@ def test_detectors_run_on_drifting_streams_only():
     stationary = registry.STREAMS["bananas"]
     assert any(m.drifting_only for m in models.models("clf", stream=drifting))
     assert not any(m.drifting_only for m in models.models("clf", stream=stationary))
+
+
+def test_the_long_streams_run_every_forest_of_ours_and_four_peers():
+    long = registry.STREAMS["sea-long"]
+    names = {m.name for m in models.models("clf", stream=long)}
+    assert {m.name for m in models.models("clf", "ours") if not m.drifting_only} <= names
+    assert {m.name for m in models.models("clf", stream=long) if m.family != "ours"} == set(models.LONG_PEERS)
+    assert "river HT" in {m.name for m in models.models("clf", stream=registry.STREAMS["bananas"])}
 
 
 def _record(model, family, version, metric, stream="iris", recorded="2026-01-01T00:00:00"):
