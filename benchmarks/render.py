@@ -46,10 +46,12 @@ def _complete(r: dict) -> bool:
     return r.get("status") == "ok" and r.get("metric") is not None and not math.isnan(r["metric"])
 
 
-def table(recs: list[dict], task: str, half: str, with_detectors: bool = False):
-    """``(streams, models, values)``: values[stream][model] = record (complete or not)."""
+def table(recs: list[dict], task: str, half: str, with_detectors: bool = False, long: bool = False):
+    """``(streams, models, values)``: values[stream][model] = record (complete or not). The
+    long streams (category "long", where only four peers run) are apart: `long` selects them
+    alone, else they are left out."""
     names = [s.name for s in stream_registry.streams(task, half)
-             if not with_detectors or s.drifting]
+             if (not with_detectors or s.drifting) and (s.category == "long") == long]
     values = defaultdict(dict)
     for r in recs:
         if r["task"] == task and r["stream"] in names:
@@ -246,6 +248,75 @@ def learning_points(recs, task, half) -> list[str]:
     return lines
 
 
+#: the checkpoints of the long streams' tables (and the end, and the last tenth)
+LONG_CHECKPOINTS = ("10000", "50000", "200000")
+
+
+def _last_tenth(record: dict) -> float | None:
+    """The metric over the last tenth of the stream, from the record's cumulative curve (a
+    curve point every 1,000 rows on a long stream)."""
+    curve = record.get("curve") or []
+    if len(curve) < 10:
+        return None
+    (end_i, end_v), start = curve[-1], None
+    for i, v in curve:
+        if i <= end_i * 0.9:
+            start = (i, v)
+    if start is None:
+        return None
+    i, v = start
+    return (end_v * end_i - v * i) / (end_i - i)
+
+
+def long_section(recs, half: str, mode: str) -> list[str]:
+    """The long streams of a half: per stream, each model's accuracy at 10k, 50k and 200k rows,
+    at the end and over the last tenth, samples/s as a ratio to river's ARF on the stream, and
+    memory; then each model's average rank by the last tenth over the streams every model
+    finished. Our forests run on them with river's ARF and AMF and MOA's ARF and SRP only."""
+    names, models, values = table(recs, "clf", half, long=True)
+    lines = [f"### {half.capitalize()} half, classification: long streams", ""]
+    if not names:
+        return lines + ["No records.", ""]
+    lines += ["Accuracy (cumulative, as `progressive_val_score` prints it) at each checkpoint and "
+              "at the end; over the stream's last tenth; samples/s ÷ river ARF's on the stream; "
+              "MB at the peak (MOA reports none). — : not reached (a run stopped early, "
+              "ranked last).", ""]
+    header = ["model", *(f"{int(c) // 1000}k" for c in LONG_CHECKPOINTS), "end", "last tenth",
+              "speed ÷ river ARF", "MB"]
+    lasts = defaultdict(dict)
+    for s in names:
+        n = stream_registry.STREAMS[s].n
+        lines += [f"**{s}** ({n:,} rows; {stream_registry.STREAMS[s].source})", "",
+                  "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        ref = values[s].get(REFERENCE)
+        for m in models:
+            r = values[s].get(m)
+            if r is None:
+                continue
+            ok = _complete(r)
+            last = _last_tenth(r) if ok else None
+            if last is not None:
+                lasts[s][m] = last
+            speed = (r["samples_per_s"] / ref["samples_per_s"] if ref and ref.get("samples_per_s")
+                     and r.get("samples_per_s") else None)
+            cells = [_cell(r["checkpoints"].get(c), ".3f") if int(c) < n else "" for c in LONG_CHECKPOINTS]
+            cells += [_cell(r["metric"] if ok else None, ".3f"), _cell(last, ".3f"),
+                      _cell(speed, ".1f"), _cell(r["memory"] / 1e6 if r.get("memory") else None, ",.1f")]
+            lines.append("| " + " | ".join([m, *cells]) + " |")
+        lines += ["", f"![{s}](" + (OUT / mode / "curves" / f"{s}.png").relative_to(OUT).as_posix() + ")", ""]
+    full = [s for s in names if all(m in lasts[s] for m in models)]
+    if full:
+        import numpy as np
+        from scipy.stats import rankdata
+
+        rk = np.array([rankdata([-lasts[s][m] for m in models]) for s in full]).mean(axis=0)
+        lines += [f"Average rank by the last tenth over {len(full)} long streams ({', '.join(full)}):", "",
+                  "| model | average rank |", "|---|---|"]
+        lines += [f"| {m} | {r:.2f} |" for r, m in sorted(zip(rk, models))]
+        lines.append("")
+    return lines
+
+
 def consistent(recs: list[dict], ours: str | None) -> list[dict]:
     """Peers' records that measured the same samples as our records on the same stream."""
     digest = {(r["stream"], r["task"]): r["data"] for r in recs if r["family"] == "ours"}
@@ -439,6 +510,8 @@ def render(mode: str = "full", ours: str | None = None) -> Path:
             lines += [f"Average {'accuracy' if task == 'clf' else 'MAE'} along the stream "
                       f"({half} half; streams at least that long, their count in brackets):", "",
                       *learning_points(recs, task, half), ""]
+            if task == "clf":
+                lines += long_section(recs, half, mode)
     for r in recs:
         rows.append([r["stream"], r["task"], r["half"], r["category"], r["model"], r["family"],
                      r["version"]["key"], r["status"], r["metric"], r["samples_per_s"], r["memory"], r["n"]])
