@@ -352,6 +352,8 @@ class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
         yield {"n_estimators": 2, "max_features": 5.0, "subsampling": "poisson", "seed": 3}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "alpha": 2.0, "seed": 4}
+        # the fringe sized by the byte budget
+        yield {"n_estimators": 2, "max_active_leaves": "auto", "memory_budget": "1MB", "seed": 5}
 
 
 _REG_PARAMS_DOC = """
@@ -465,3 +467,4 @@ class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "alpha": 2.0, "seed": 4,
                "confidence_level": None}
+        yield {"n_estimators": 2, "max_active_leaves": "auto", "memory_budget": "1MB", "seed": 5}
