@@ -13,6 +13,8 @@ __all__ = ["StreamPartitionForestClassifier", "StreamPartitionForestRegressor"]
 #: codes shared with `_core/_stream_partition.pxd` (SPLITTER_*, LEAF_*)
 _SPLITTERS = {"points": 0, "gaussian": 1}
 _LEAVES = {"majority": 0, "naive_bayes": 1, "adaptive": 2}
+#: the compiled tree's `max_active` for ``max_active_leaves="auto"`` (`FRINGE_AUTO` there)
+_FRINGE_AUTO = 2**31 - 1
 #: the parameters issue 30 added, as a model pickled before them was built (the paper's)
 _BEFORE_30 = {"splitter": "points", "honest": True, "leaf_prediction": "majority",
               "grace_period": 50.0, "split_confidence": 0.01, "tie_threshold": 0.05}
@@ -97,7 +99,17 @@ _PARAMS_DOC = """
         model's memory, within ``memory_budget``. On seven streams 128 scored 86.55% at 8.95
         MiB (pickled), 256 86.65% at 15.12 MiB, 64 86.47% at 5.29 MiB; ranked on the
         benchmark's tuning half under the budget, 256 came first (the default since 0.2.0,
-        128 before; ``python -m benchmarks experiment defaults``).
+        128 before; ``python -m benchmarks experiment defaults``). An int is the paper's
+        fixed fringe: with a large ``memory_budget`` it leaves most of the budget unused, as
+        the fringe, not the budget, then stops the tree's growth.
+        ``"auto"``: no count, the tree's share of ``memory_budget`` decides. Leaves enter the
+        fringe while their statistics fit beside the tree's nodes; as the tree grows its nodes
+        take the room and the fringe shrinks. A leaf that waits outside a full fringe takes
+        the place of the active leaf of smallest p(A) e(A) when its own is more than twice
+        as large (a pure leaf, or one that no longer sees data, would otherwise keep its place
+        for ever), checked after each split and every 1,000 of a tree's sample weight. Twice
+        the budget then buys about twice the fringe. With ``memory_budget=None`` nothing
+        bounds the fringe but ``max_nodes``.
 """
 
 _OVERRIDES = {
@@ -180,7 +192,11 @@ def _check_paper_params(forest) -> None:
     check_float("alpha", forest.alpha, 0.0, low_inclusive=False)
     check_float("alpha_growth", forest.alpha_growth, 1.0, high=10.0)
     check_float("beta", forest.beta, 1.0)
-    check_int("max_active_leaves", forest.max_active_leaves, 1, 2**30)
+    if not (isinstance(forest.max_active_leaves, str) and forest.max_active_leaves == "auto"):
+        if isinstance(forest.max_active_leaves, str):
+            raise ValueError("max_active_leaves must be 'auto' or an int >= 1, "
+                             f"got {forest.max_active_leaves!r}")
+        check_int("max_active_leaves", forest.max_active_leaves, 1, 2**30)
     if not isinstance(forest.honest, (bool, np.bool_)):
         raise ValueError(f"honest must be True or False, got {forest.honest!r}")
 
@@ -195,7 +211,8 @@ def _paper_tree_params(forest) -> dict:
         alpha=float(forest.alpha),
         alpha_growth=float(forest.alpha_growth),
         beta=float(forest.beta),
-        max_active=int(forest.max_active_leaves),
+        max_active=(_FRINGE_AUTO if forest.max_active_leaves == "auto"
+                    else int(forest.max_active_leaves)),
         honest=bool(forest.honest),
     )
 
@@ -278,7 +295,7 @@ class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
         alpha: float = 2.0,
         alpha_growth: float = 1.1,
         beta: float = 4.0,
-        max_active_leaves: int = 256,
+        max_active_leaves: int | str = 256,
         splitter: str = "gaussian",
         honest: bool = False,
         leaf_prediction: str = "adaptive",
@@ -335,6 +352,8 @@ class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
         yield {"n_estimators": 2, "max_features": 5.0, "subsampling": "poisson", "seed": 3}
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "alpha": 2.0, "seed": 4}
+        # the fringe sized by the byte budget
+        yield {"n_estimators": 2, "max_active_leaves": "auto", "memory_budget": "1MB", "seed": 5}
 
 
 _REG_PARAMS_DOC = """
@@ -365,7 +384,9 @@ _REG_PARAMS_DOC = """
         The bounded fringe (section 3.6): at most this many leaves of a tree collect split
         statistics; when a leaf splits, the inactive leaves with the largest p(A) e(A)
         (share of the estimation points times the squared error of their mean) take the
-        free places.
+        free places. ``"auto"``: as many as the tree's share of ``memory_budget`` holds
+        beside its nodes, a waiting leaf displacing an active one of less than half its
+        p(A) e(A) (see the classifier).
     honest
         True: each point goes to the structure stream or to the estimation stream (the
         paper's separation, behind its consistency theorem). False: every point is both,
@@ -428,7 +449,7 @@ class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
         alpha: float = 80.0,
         alpha_growth: float = 1.1,
         beta: float = 4.0,
-        max_active_leaves: int = 256,
+        max_active_leaves: int | str = 256,
         honest: bool = False,
         **shared,
     ):
@@ -446,3 +467,4 @@ class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "features_per_tree": 2, "alpha": 2.0, "seed": 4,
                "confidence_level": None}
+        yield {"n_estimators": 2, "max_active_leaves": "auto", "memory_budget": "1MB", "seed": 5}

@@ -62,6 +62,9 @@ cdef class StreamPartitionTree(Tree):
     cdef int deactivate(self, int32_t node) except -1 nogil
     cdef int refill(self) except -1 nogil
     cdef int drop_growth(self) except -1 nogil
+    cdef bint all_fit(self, int32_t waiting) noexcept nogil
+    cdef bint may_fit(self) noexcept nogil
+    cdef int evict(self) except -1 nogil
     cdef int add_point(self, int32_t s, const double* x) except -1 nogil
     cdef int count(self, int32_t s, const double* x, double y, double w, int32_t part) except -1 nogil
     cdef int32_t best_split(self, int32_t node, int32_t s, int32_t depth) noexcept nogil

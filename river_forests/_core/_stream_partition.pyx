@@ -74,6 +74,24 @@ cdef enum:
     REG_CELLS = 3
     REG_WEIGHT = 2
 
+#: `max_active` of a fringe sized by the byte budget ("auto"): no count cap, and a leaf that
+#: waits outside a full fringe takes the place of an active leaf far less promising
+cdef int32_t FRINGE_AUTO = 2147483647
+#: "auto": an inactive leaf displaces the active leaf of smallest s(A) when its s(A) is more
+#: than this many times larger (hysteresis, so leaves do not trade places back and forth)
+cdef double EVICT_RATIO = 2.0
+cdef bint evict_on = True
+#: "auto": the fringe is reviewed each time the tree's estimation weight passes a multiple of
+#: this, split or not (a fringe of leaves that no longer split would never change otherwise)
+cdef double EVICT_PERIOD = 1000.0
+
+
+def _set_evict(bint on):
+    """Measurement switch: the auto fringe's displacement of stale leaves (on by default)."""
+    global evict_on
+    evict_on = on
+
+
 #: a side of a Gaussian split must hold this share of the leaf's weight (MOA's 1%)
 cdef double MIN_BRANCH_FRACTION = 0.01
 #: naive Bayes: a class's variance in a feature is at least (this * the feature's range)^2
@@ -254,7 +272,8 @@ cdef class StreamPartitionTree(Tree):
         for j in range(self.n_nodes):
             if self.left[j] < 0 and self.slot[j] < 0:
                 waiting += 1
-        if waiting <= self.max_active - self.n_active:
+        if waiting <= self.max_active - self.n_active and (
+                self.max_active != FRINGE_AUTO or self.all_fit(waiting)):
             for j in range(self.n_nodes):
                 if self.left[j] < 0 and self.slot[j] < 0 and not self.activate(j):
                     return 0
@@ -270,6 +289,62 @@ cdef class StreamPartitionTree(Tree):
                         best = j
             if best < 0 or not self.activate(best):
                 break
+        if self.max_active == FRINGE_AUTO and evict_on:
+            self.evict()
+        return 0
+
+    cdef bint may_fit(self) noexcept nogil:
+        """Whether the smallest fringe block (one candidate feature) may fit in the byte
+        budget: for the auto fringe, whose byte budget is its only cap, a cheap test before
+        `activate` looks for a free slot at each sample of an inactive leaf. A fixed fringe
+        does not ask (its results stay those of its releases)."""
+        if self.max_active != FRINGE_AUTO or self.max_bytes >= NO_BYTE_CAP:
+            return True
+        return <long long>(self.nbytes() + 2 * self.row_bytes() + sizeof(double) * (
+            HEAD + 1 + TAIL + G_ROWS * self.value_stride)) <= self.max_bytes
+
+    cdef bint all_fit(self, int32_t waiting) noexcept nogil:
+        """Whether `waiting` more fringe blocks of the widest layout (every feature a
+        candidate) fit in the tree's byte budget beside two more node rows."""
+        cdef size_t cells, rows
+        if self.max_bytes >= NO_BYTE_CAP:
+            return True
+        if self.splitter == SPLITTER_GAUSSIAN:
+            cells = HEAD + self.n_features + TAIL
+            rows = <size_t>self.n_features * G_ROWS
+        else:
+            cells = HEAD + self.n_features + <size_t>self.candidate_points * (self.n_features + 1)
+            rows = <size_t>self.candidate_points * self.n_features * PARTS
+        return <long long>(self.nbytes() + 2 * self.row_bytes() + sizeof(double) * (
+            pool_grow_cells(&self.cands, <size_t>waiting * cells)
+            + pool_grow_cells(&self.hists, <size_t>waiting * rows * self.value_stride))) \
+            <= self.max_bytes
+
+    cdef int evict(self) except -1 nogil:
+        """The auto fringe, full: the inactive leaf of largest s(A) takes the place of the
+        active leaf of smallest s(A) if its s(A) is more than EVICT_RATIO times larger (a
+        pure or starved leaf would otherwise hold its place for ever). One exchange per
+        call (a split), so the fringe turns over slowly."""
+        cdef int32_t j, best = -1, worst = -1
+        cdef double s, top = 0.0, low = INFINITY
+        for j in range(self.n_nodes):
+            if self.left[j] >= 0:
+                continue
+            s = self.score(j)
+            if self.slot[j] < 0:
+                if s > top:
+                    top = s
+                    best = j
+            elif s < low:
+                low = s
+                worst = j
+        if best < 0:
+            return 0
+        if self.activate(best) or worst < 0 or not top > EVICT_RATIO * low:
+            return 0
+        self.deactivate(worst)
+        if not self.activate(best):
+            self.activate(worst)
         return 0
 
     cdef int clear_stats(self) except -1 nogil:
@@ -438,11 +513,18 @@ cdef class StreamPartitionTree(Tree):
         """A kept sample: to the structure stream or to the estimation stream (the paper's
         honest trees: one draw of the tree's generator), or to both (`honest=False`)."""
         cdef bint structure = True
+        cdef double before = self.n_estimation
         if self.honest:
             structure = rng_uniform(&self.rng) < self.structure_fraction
         if self.splitter == SPLITTER_GAUSSIAN:
-            return self.learn_gaussian(x, y, w, structure, not structure or not self.honest)
-        return self.learn_points(x, y, w, structure, not structure or not self.honest)
+            self.learn_gaussian(x, y, w, structure, not structure or not self.honest)
+        else:
+            self.learn_points(x, y, w, structure, not structure or not self.honest)
+        if self.max_active == FRINGE_AUTO and evict_on and self.n_features > 0 \
+                and floor(before / EVICT_PERIOD) != floor(self.n_estimation / EVICT_PERIOD) \
+                and self.can_add(2):
+            self.evict()
+        return 0
 
     cdef int learn_points(self, const double* x, double y, double w, bint structure,
                           bint estimation) except -1 nogil:
@@ -455,7 +537,7 @@ cdef class StreamPartitionTree(Tree):
             self.n_estimation += w
         depth -= 1  # the leaf's depth (the root's is 0)
         s = self.slot[j]
-        if s < 0 and self.n_active < self.max_active and self.can_add(2):
+        if s < 0 and self.n_active < self.max_active and self.can_add(2) and self.may_fit():
             # a free place in the fringe (the root, or features arrived late)
             self.activate(j)
             s = self.slot[j]
@@ -488,7 +570,7 @@ cdef class StreamPartitionTree(Tree):
         cdef double* g
         cdef const double* v
         s = self.slot[j]
-        if s < 0 and self.n_active < self.max_active and self.can_add(2):
+        if s < 0 and self.n_active < self.max_active and self.can_add(2) and self.may_fit():
             self.activate(j)
             s = self.slot[j]
         if s >= 0 and self.leaf_prediction == LEAF_ADAPTIVE:
