@@ -385,6 +385,9 @@ class XForestClassifier(_XForestParams, ForestClassifier):
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "batch_size": 10, "features_per_tree": 2, "max_features": 1,
                "seed": 4}
+        # leaves that keep rows across batches, a slot reservoir forgetting their features
+        yield {"n_estimators": 2, "batch_size": 10, "kept_rows": 3, "features_per_tree": 3,
+               "seed": 5}
 
 
 class XForestRegressor(_XForestParams, ForestRegressor):
@@ -504,3 +507,6 @@ class XForestRegressor(_XForestParams, ForestRegressor):
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "batch_size": 10, "features_per_tree": 2, "max_features": 1,
                "seed": 4}
+        # leaves that keep rows across batches, a slot reservoir forgetting their features
+        yield {"n_estimators": 2, "batch_size": 10, "kept_rows": 3, "features_per_tree": 3,
+               "seed": 5}
