@@ -201,6 +201,9 @@ class _XForestParams:
 
     _tree_class = XTree
     _learn_many_equals_learn_one = False
+    #: parameters added since the model files of this format version (`_state._build`): the
+    #: values that reproduce the files written before them
+    _added_params = {"kept_rows": 0}
 
     def _set_xforest(self, n_estimators, max_features, min_samples_split, max_depth, batch_size,
                      n_swaps, bootstrap, criterion=None, kept_rows=0):
@@ -253,7 +256,7 @@ class _XForestParams:
             split_features=value,
             criterion=self._criterion_code(),
             bootstrap=bool(self.bootstrap),
-            kept_rows=int(self.kept_rows),
+            keep_per_leaf=int(self.kept_rows),
         )
 
     def _batch_size(self) -> int:

@@ -92,7 +92,7 @@ cdef class XTree(Tree):
         self.declare_scalar(&self.split_features, b"split_features", SCALAR_F64, True)
         self.declare_scalar(&self.criterion, b"criterion", SCALAR_INT, True)
         self.declare_scalar(&self.bootstrap, b"bootstrap", SCALAR_BOOL, True)
-        self.declare_scalar(&self.kept_rows, b"kept_rows", SCALAR_I32, True)
+        self.declare_scalar(&self.kept_rows, b"keep_per_leaf", SCALAR_I32, True)
         self.declare_scalar(&self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False)
         self.declare_scalar(&self.n_batches, b"n_batches", SCALAR_I64, False)
         self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
@@ -109,7 +109,7 @@ cdef class XTree(Tree):
         if self.min_samples_split < 2:
             raise ValueError("min_samples_split must be >= 2")
         if self.kept_rows < 0:
-            raise ValueError("kept_rows must be >= 0")
+            raise ValueError("keep_per_leaf (kept_rows) must be >= 0")
         return 0
 
     cdef int32_t n_try(self) noexcept nogil:
@@ -467,8 +467,8 @@ cdef class XTree(Tree):
             raise ValueError("an unknown rule for the features a split tries")
         if state.get("min_samples_split", self.min_samples_split) < 1 \
                 or state.get("max_depth", self.max_depth) < 0 \
-                or state.get("kept_rows", self.kept_rows) < 0:
-            raise ValueError("min_samples_split must be >= 1, max_depth >= 0 and kept_rows >= 0")
+                or state.get("keep_per_leaf", self.kept_rows) < 0:
+            raise ValueError("min_samples_split must be >= 1, max_depth >= 0 and keep_per_leaf >= 0")
 
     # ---------------------------------------------------------------- introspection
 
