@@ -316,6 +316,10 @@ def _build(state: dict, borrow: bool = False):
     if cls is None:
         raise ModelFileError(f"unknown estimator {state.get('estimator')!r}")
     params = state.get("params")
+    if isinstance(params, dict):
+        # a parameter added within this format version: the value that reproduces the files
+        # written before it
+        params = {**getattr(cls, "_added_params", {}), **params}
     if not isinstance(params, dict) or sorted(params) != sorted(_param_names(cls)):
         raise ModelFileError(f"a {cls.__name__}'s parameters must be exactly "
                              f"{_param_names(cls)}")

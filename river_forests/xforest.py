@@ -55,6 +55,17 @@ _PARAMS_DOC = """
         False (default since 0.3.0): every tree learns the batch as it is (the trees then
         differ by their feature draws), so a split sees every row of a small batch; chosen
         on the few-samples tuning streams.
+    kept_rows
+        Rows a leaf keeps, from the batches that reached it without splitting it, to grow
+        from with the next batch's. 0 (the paper's): a node splits on the rows of the
+        current batch alone, so once a tree has many leaves few of them get
+        ``min_samples_split`` rows of one batch, and the tree all but stops growing however
+        long the stream. k > 0: each leaf that does not split keeps its last k rows (their
+        features and target), and the next batch's rows that reach it join them, so a leaf
+        splits once ``min_samples_split`` rows have reached it over any number of batches:
+        the trees go on growing with the stream until they fill their share of
+        ``memory_budget``. Kept rows count in the budget (a row costs 8 bytes a feature,
+        and 16 more); a tree that is full, or over its budget, drops them.
 """
 
 #: the regressor's: the classifier's parameters but the impurity (its splits decrease the
@@ -80,6 +91,17 @@ _REGRESSOR_PARAMS_DOC = """
         True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
         False (default, as the classifier's): every tree learns the batch as it is (the trees
         then differ by their feature draws), so a split sees every row of a small batch.
+    kept_rows
+        Rows a leaf keeps, from the batches that reached it without splitting it, to grow
+        from with the next batch's. 0 (the paper's): a node splits on the rows of the
+        current batch alone, so once a tree has many leaves few of them get
+        ``min_samples_split`` rows of one batch, and the tree all but stops growing however
+        long the stream. k > 0: each leaf that does not split keeps its last k rows (their
+        features and target), and the next batch's rows that reach it join them, so a leaf
+        splits once ``min_samples_split`` rows have reached it over any number of batches:
+        the trees go on growing with the stream until they fill their share of
+        ``memory_budget``. Kept rows count in the budget (a row costs 8 bytes a feature,
+        and 16 more); a tree that is full, or over its budget, drops them.
 """
 
 _MEMORY_DOC = """ A batch grows the leaves it
@@ -179,9 +201,12 @@ class _XForestParams:
 
     _tree_class = XTree
     _learn_many_equals_learn_one = False
+    #: parameters added since the model files of this format version (`_state._build`): the
+    #: values that reproduce the files written before them
+    _added_params = {"kept_rows": 0}
 
     def _set_xforest(self, n_estimators, max_features, min_samples_split, max_depth, batch_size,
-                     n_swaps, bootstrap, criterion=None):
+                     n_swaps, bootstrap, criterion=None, kept_rows=0):
         """Set and check the parameters both forests take (and the classifier's `criterion`,
         checked in its place of the order when given)."""
         self.max_features = max_features
@@ -190,6 +215,7 @@ class _XForestParams:
         self.batch_size = batch_size
         self.n_swaps = n_swaps
         self.bootstrap = bootstrap
+        self.kept_rows = kept_rows
         if isinstance(max_features, str) or max_features is None:
             if max_features not in _TRY:
                 raise ValueError(
@@ -209,6 +235,7 @@ class _XForestParams:
                   int(n_estimators) if isinstance(n_estimators, numbers.Integral) else None)
         if not isinstance(bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
+        check_int("kept_rows", kept_rows, 0, 2**31 - 1)
 
     def _criterion_code(self) -> int:
         """The trees' split criterion (`_core/_impurity.pxd`'s CRITERION_*)."""
@@ -229,6 +256,7 @@ class _XForestParams:
             split_features=value,
             criterion=self._criterion_code(),
             bootstrap=bool(self.bootstrap),
+            keep_per_leaf=int(self.kept_rows),
         )
 
     def _batch_size(self) -> int:
@@ -331,11 +359,12 @@ class XForestClassifier(_XForestParams, ForestClassifier):
         batch_size: int = 100,
         n_swaps: int = 1,
         bootstrap: bool = False,
+        kept_rows: int = 0,
         **shared,
     ):
         self.criterion = criterion
         self._set_xforest(n_estimators, max_features, min_samples_split, max_depth, batch_size,
-                          n_swaps, bootstrap, criterion=criterion)
+                          n_swaps, bootstrap, criterion=criterion, kept_rows=kept_rows)
         super().__init__(n_estimators, **shared)
 
     def _criterion_code(self) -> int:
@@ -359,6 +388,9 @@ class XForestClassifier(_XForestParams, ForestClassifier):
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "batch_size": 10, "features_per_tree": 2, "max_features": 1,
                "seed": 4}
+        # leaves that keep rows across batches, a slot reservoir forgetting their features
+        yield {"n_estimators": 2, "batch_size": 10, "kept_rows": 3, "features_per_tree": 3,
+               "seed": 5}
 
 
 class XForestRegressor(_XForestParams, ForestRegressor):
@@ -427,10 +459,11 @@ class XForestRegressor(_XForestParams, ForestRegressor):
         batch_size: int = 100,
         n_swaps: int = 1,
         bootstrap: bool = False,
+        kept_rows: int = 0,
         **shared,
     ):
         self._set_xforest(n_estimators, max_features, min_samples_split, max_depth, batch_size,
-                          n_swaps, bootstrap)
+                          n_swaps, bootstrap, kept_rows=kept_rows)
         super().__init__(n_estimators, **shared)
 
     def _criterion_code(self) -> int:
@@ -477,3 +510,6 @@ class XForestRegressor(_XForestParams, ForestRegressor):
         # fewer slots than the checks' datasets have features: the reservoir subspace path
         yield {"n_estimators": 2, "batch_size": 10, "features_per_tree": 2, "max_features": 1,
                "seed": 4}
+        # leaves that keep rows across batches, a slot reservoir forgetting their features
+        yield {"n_estimators": 2, "batch_size": 10, "kept_rows": 3, "features_per_tree": 3,
+               "seed": 5}

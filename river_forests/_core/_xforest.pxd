@@ -7,6 +7,7 @@
 
 from libc.stdint cimport int32_t
 
+from ._pool cimport Pool
 from ._tree cimport Tree
 
 cdef enum:
@@ -29,6 +30,13 @@ cdef class XTree(Tree):
     cdef int criterion              # _impurity.CRITERION_GINI or _ENTROPY (classification),
                                     # CRITERION_MSE (regression; the task's default)
     cdef bint bootstrap             # each batch is resampled with replacement (algorithm 2)
+    cdef int32_t kept_rows          # rows a leaf keeps from the batches that did not split it,
+                                    # to grow from with the next batch's (0: none, the paper's)
+
+    # --- kept rows (kept_rows > 0) ---
+    cdef Pool points                # per leaf: its kept rows, a row of `feature_capacity` slots
+    cdef Pool targets               # per leaf: (y, w) of each kept row, two cells a row
+    cdef int32_t n_kept_slots       # slots the kept rows have a value (or NaN) for
 
     # --- counters ---
     cdef long long n_batches        # batches learned
@@ -36,3 +44,6 @@ cdef class XTree(Tree):
 
     cdef int32_t n_try(self) noexcept nogil
     cdef int grow(self, const double[:, ::1] X, const double[::1] y) except -1 nogil
+    cdef int sync_kept(self) except -1 nogil
+    cdef int drop_kept(self) except -1 nogil
+    cdef int32_t n_kept(self) noexcept nogil

@@ -26,15 +26,16 @@ A tree learning one sample (`learn`) counts it along its path: a batch of one ro
 split (min_samples_split >= 2).
 """
 
-from libc.math cimport log2, sqrt
+from libc.math cimport NAN, log2, sqrt
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy
 
 from ._impurity cimport CRITERION_ENTROPY, CRITERION_GINI, CRITERION_MSE
+from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has, pool_release
 from ._random cimport rng_randint
 from ._splitter cimport SplitRecord, Splitter, best_split, splitter_init, splitter_release
-from ._tree cimport (SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
+from ._tree cimport (NO_BYTE_CAP, SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
                      CREDIT_EVERY, TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats,
                      credit_due, row_of)
 from ._tree import register_kind
@@ -81,12 +82,18 @@ cdef class XTree(Tree):
         self.split_features = 0.0
         self.criterion = CRITERION_MSE if kwargs.get("task") == TASK_REGRESSION else CRITERION_GINI
         self.bootstrap = True
+        self.kept_rows = 0
+        self.n_kept_slots = 0
+        self.declare_pool(&self.points, b"points", &self.feature_capacity, &self.n_features)
+        self.declare_pool(&self.targets, b"targets", NULL, NULL)
         self.declare_scalar(&self.min_samples_split, b"min_samples_split", SCALAR_I32, True)
         self.declare_scalar(&self.max_depth, b"max_depth", SCALAR_I32, True)
         self.declare_scalar(&self.split_features_mode, b"split_features_mode", SCALAR_INT, True)
         self.declare_scalar(&self.split_features, b"split_features", SCALAR_F64, True)
         self.declare_scalar(&self.criterion, b"criterion", SCALAR_INT, True)
         self.declare_scalar(&self.bootstrap, b"bootstrap", SCALAR_BOOL, True)
+        self.declare_scalar(&self.kept_rows, b"keep_per_leaf", SCALAR_I32, True)
+        self.declare_scalar(&self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False)
         self.declare_scalar(&self.n_batches, b"n_batches", SCALAR_I64, False)
         self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
 
@@ -101,6 +108,8 @@ cdef class XTree(Tree):
             raise ValueError(f"unknown task {self.task}")
         if self.min_samples_split < 2:
             raise ValueError("min_samples_split must be >= 2")
+        if self.kept_rows < 0:
+            raise ValueError("keep_per_leaf (kept_rows) must be >= 0")
         return 0
 
     cdef int32_t n_try(self) noexcept nogil:
@@ -135,18 +144,28 @@ cdef class XTree(Tree):
     cdef int grow(self, const double[:, ::1] X, const double[::1] y) except -1 nogil:
         cdef int32_t n = <int32_t>X.shape[0], d = <int32_t>X.shape[1]
         cdef long long offered
-        cdef int32_t i, k, kept = 0, depth, top = 0, n_classes
+        cdef int32_t i, k, kept = 0, depth, top = 0, n_classes, total, n_old = 0, s, m, j
         cdef int32_t head = 0, tail = 0, queue_cap, start, stop, nl, node, l, a, b
+        cdef int32_t n_keep = 0
         cdef Py_ssize_t row_stride = X.strides[0] // sizeof(double)
         cdef double* w = NULL
         cdef LeafRow* reached = NULL
         cdef int32_t* rows = NULL
         cdef int32_t* spare = NULL
         cdef Segment* queue = NULL
+        cdef Segment* keep = NULL
+        cdef double* xs = NULL      # the rows grown from: the kept rows, then the batch's
+        cdef double* ys = NULL
+        cdef double* ws = NULL
+        cdef const double* Xp
+        cdef const double* yp
+        cdef const double* block
+        cdef double* dst
         cdef Splitter splitter
         cdef SplitRecord best
         cdef double wl, wr, v, cls
-        cdef bint missing_left, mixed
+        cdef bint missing_left, mixed, full = False
+        cdef size_t fc, cells
         if n == 0:
             return 0
         splitter.items = NULL
@@ -200,11 +219,60 @@ cdef class XTree(Tree):
                     reached[k].row = i
                     k += 1
             qsort(reached, kept, sizeof(LeafRow), _by_leaf)
-            rows = <int32_t*>_alloc(<size_t>kept * sizeof(int32_t))
-            spare = <int32_t*>_alloc(<size_t>kept * sizeof(int32_t))
+            Xp = &X[0, 0] if d > 0 else NULL
+            yp = &y[0]
+            total = kept
+            if self.kept_rows > 0:
+                # the rows the false roots kept (`kept_rows`) join the batch's, first
+                self.sync_kept()
+                for k in range(kept):
+                    j = reached[k].leaf
+                    if (k == 0 or j != reached[k - 1].leaf) and pool_has(&self.points, j):
+                        n_old += self.points.rows[j]
+            if n_old > 0:
+                fc = self.feature_capacity
+                total = n_old + kept
+                xs = <double*>_alloc(<size_t>total * d * sizeof(double))
+                ys = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
+                ws = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
+                reached = <LeafRow*>_grow(reached, <size_t>total * sizeof(LeafRow))
+                i = 0  # the old rows loaded so far
+                for k in range(kept):
+                    j = reached[k].leaf
+                    reached[k].row += n_old
+                    if (k > 0 and j == reached[k - 1].leaf) or not pool_has(&self.points, j):
+                        continue
+                    for m in range(self.points.rows[j]):
+                        block = pool_block(&self.points, j) + <size_t>m * fc
+                        dst = xs + <size_t>i * d
+                        for a in range(d):
+                            dst[a] = NAN
+                        for s in range(self.n_features):
+                            if self.columns[s] < d:
+                                dst[self.columns[s]] = block[s]
+                        ys[i] = pool_block(&self.targets, j)[2 * m]
+                        ws[i] = pool_block(&self.targets, j)[2 * m + 1]
+                        reached[kept + i].leaf = j
+                        reached[kept + i].row = i
+                        i += 1
+                    pool_free(&self.points, j)
+                    pool_free(&self.targets, j)
+                for i in range(n):
+                    memcpy(xs + <size_t>(n_old + i) * d, row_of(X, i), <size_t>d * sizeof(double))
+                    ys[n_old + i] = y[i]
+                    ws[n_old + i] = w[i]
+                qsort(reached, total, sizeof(LeafRow), _by_leaf)
+                Xp = xs
+                yp = ys
+                row_stride = d
+                free(w)
+                w = ws
+                ws = NULL
+            rows = <int32_t*>_alloc(<size_t>total * sizeof(int32_t))
+            spare = <int32_t*>_alloc(<size_t>total * sizeof(int32_t))
             queue_cap = 16
             queue = <Segment*>_alloc(<size_t>queue_cap * sizeof(Segment))
-            for k in range(kept):
+            for k in range(total):
                 rows[k] = reached[k].row
                 if k == 0 or reached[k].leaf != reached[k - 1].leaf:
                     if tail == queue_cap:
@@ -217,9 +285,11 @@ cdef class XTree(Tree):
                 queue[tail - 1].stop = k + 1
             free(reached)
             reached = NULL
+            if self.kept_rows > 0:  # the leaves that keep rows: at most one per segment
+                keep = <Segment*>_alloc(<size_t>(total + 1) * sizeof(Segment))
 
             n_classes = self.n_values  # regression: 2, a side's weight and sum of targets
-            splitter_init(&splitter, kept, n_classes, self.n_features)
+            splitter_init(&splitter, total, n_classes, self.n_features)
             # grow the false roots, breadth first
             while head < tail:
                 node = queue[head].node
@@ -227,25 +297,31 @@ cdef class XTree(Tree):
                 stop = queue[head].stop
                 depth = queue[head].depth
                 head += 1
-                if stop - start < self.min_samples_split:
-                    continue
                 if self.max_depth > 0 and depth >= self.max_depth:
                     continue
+                if stop - start < self.min_samples_split:
+                    if keep != NULL:
+                        keep[n_keep] = queue[head - 1]
+                        n_keep += 1
+                    continue
                 if not self.can_add(2):
+                    full = True
                     break
                 # rows of one class only, or of one target value: nothing to separate
                 mixed = False
-                cls = y[rows[start]]
+                cls = yp[rows[start]]
                 for k in range(start + 1, stop):
-                    if y[rows[k]] != cls:
+                    if yp[rows[k]] != cls:
                         mixed = True
                         break
-                if not mixed:
-                    continue
-                best_split(&splitter, &X[0, 0] if d > 0 else NULL, row_stride, rows + start,
-                           stop - start, &y[0], w, n_classes, self.columns, self.n_features,
-                           self.n_try(), self.criterion, &self.rng, &best)
-                if best.column < 0:
+                if mixed:
+                    best_split(&splitter, Xp if d > 0 else NULL, row_stride, rows + start,
+                               stop - start, yp, w, n_classes, self.columns, self.n_features,
+                               self.n_try(), self.criterion, &self.rng, &best)
+                if not mixed or best.column < 0:
+                    if keep != NULL:
+                        keep[n_keep] = queue[head - 1]
+                        n_keep += 1
                     continue
                 l = self.add_children(node, best.column, best.threshold)
                 self.n_splits += 1
@@ -253,7 +329,7 @@ cdef class XTree(Tree):
                 wl = 0.0
                 wr = 0.0
                 for k in range(start, stop):
-                    v = X[rows[k], best.column]
+                    v = Xp[rows[k] * row_stride + best.column]
                     if v == v:
                         if v <= best.threshold:
                             wl += w[rows[k]]
@@ -264,7 +340,7 @@ cdef class XTree(Tree):
                 a = 0
                 b = 0
                 for k in range(start, stop):
-                    v = X[rows[k], best.column]
+                    v = Xp[rows[k] * row_stride + best.column]
                     if (v <= best.threshold) if v == v else missing_left:
                         rows[start + a] = rows[k]
                         a += 1
@@ -274,7 +350,7 @@ cdef class XTree(Tree):
                 memcpy(rows + start + a, spare, <size_t>b * sizeof(int32_t))
                 nl = a
                 for k in range(start, stop):
-                    add_stats(self, l if k < start + nl else l + 1, y[rows[k]], w[rows[k]])
+                    add_stats(self, l if k < start + nl else l + 1, yp[rows[k]], w[rows[k]])
                 if tail + 2 > queue_cap:
                     queue_cap *= 2
                     queue = <Segment*>_grow(queue, <size_t>queue_cap * sizeof(Segment))
@@ -287,6 +363,37 @@ cdef class XTree(Tree):
                 queue[tail + 1].stop = stop
                 queue[tail + 1].depth = depth + 1
                 tail += 2
+
+            # each leaf that did not split keeps its last `kept_rows` rows (not a full tree's:
+            # it grows no more), while they fit in the byte budget
+            if full and self.kept_rows > 0:
+                self.drop_kept()
+            if keep != NULL and not full:
+                fc = self.feature_capacity
+                for i in range(n_keep):
+                    m = keep[i].stop - keep[i].start
+                    if m > self.kept_rows:
+                        m = self.kept_rows
+                    node = keep[i].node
+                    cells = <size_t>m * fc
+                    if self.max_bytes < NO_BYTE_CAP and <long long>(
+                            self.nbytes() + self.row_bytes() * 2 + sizeof(double)
+                            * (pool_grow_cells(&self.points, cells)
+                               + pool_grow_cells(&self.targets, 2 * <size_t>m))) > self.max_bytes:
+                        break
+                    dst = pool_alloc(&self.points, node, m)
+                    for k in range(m):
+                        a = rows[keep[i].stop - m + k]
+                        for s in range(self.n_features):
+                            dst[<size_t>k * fc + s] = Xp[a * row_stride + self.columns[s]] \
+                                if self.columns[s] < d else NAN
+                        for s in range(self.n_features, <int32_t>fc):
+                            dst[<size_t>k * fc + s] = NAN
+                    dst = pool_alloc(&self.targets, node, 2 * m)
+                    for k in range(m):
+                        a = rows[keep[i].stop - m + k]
+                        dst[2 * k] = yp[a]
+                        dst[2 * k + 1] = w[a]
         finally:
             splitter_release(&splitter)
             free(w)
@@ -294,7 +401,58 @@ cdef class XTree(Tree):
             free(rows)
             free(spare)
             free(queue)
+            free(keep)
+            free(xs)
+            free(ys)
+            free(ws)
         return 0
+
+    # ---------------------------------------------------------------- kept rows
+
+    cdef int32_t n_kept(self) noexcept nogil:
+        """Rows the leaves keep now."""
+        cdef int32_t j, total = 0
+        for j in range(self.points.n_ids):
+            if pool_has(&self.points, j):
+                total += self.points.rows[j]
+        return total
+
+    cdef int sync_kept(self) except -1 nogil:
+        """Kept rows have a value for every slot in use: a slot new since they were kept is
+        missing for them (NaN)."""
+        cdef int32_t j, i, s
+        cdef double* row
+        if self.n_kept_slots >= self.n_features:
+            return 0
+        for j in range(self.points.n_ids):
+            if not pool_has(&self.points, j):
+                continue
+            for i in range(self.points.rows[j]):
+                row = pool_block(&self.points, j) + <size_t>i * self.feature_capacity
+                for s in range(self.n_kept_slots, self.n_features):
+                    row[s] = NAN
+        self.n_kept_slots = self.n_features
+        return 0
+
+    cdef int drop_kept(self) except -1 nogil:
+        """Forget every kept row."""
+        pool_release(&self.points)
+        pool_release(&self.targets)
+        return 0
+
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
+        """The slot's feature leaves the subspace: the kept rows no longer know it (NaN)."""
+        cdef int32_t j, i
+        for j in range(self.points.n_ids):
+            if not pool_has(&self.points, j):
+                continue
+            for i in range(self.points.rows[j]):
+                pool_block(&self.points, j)[<size_t>i * self.feature_capacity + slot] = NAN
+        return 0
+
+    cdef int drop_growth(self) except -1 nogil:
+        """Over the byte budget: the kept rows go (they serve only to grow)."""
+        return self.drop_kept()
 
     def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
         """The split criterion of the tree's task, a known rule for the features tried, and
@@ -308,8 +466,9 @@ cdef class XTree(Tree):
                 TRY_COUNT, TRY_SQRT, TRY_LOG2, TRY_FRACTION, TRY_ALL):
             raise ValueError("an unknown rule for the features a split tries")
         if state.get("min_samples_split", self.min_samples_split) < 1 \
-                or state.get("max_depth", self.max_depth) < 0:
-            raise ValueError("min_samples_split must be >= 1 and max_depth >= 0")
+                or state.get("max_depth", self.max_depth) < 0 \
+                or state.get("keep_per_leaf", self.kept_rows) < 0:
+            raise ValueError("min_samples_split must be >= 1, max_depth >= 0 and keep_per_leaf >= 0")
 
     # ---------------------------------------------------------------- introspection
 
@@ -320,6 +479,11 @@ cdef class XTree(Tree):
     @property
     def splits(self):
         return self.n_splits
+
+    @property
+    def rows_kept(self):
+        """Rows the leaves keep now to grow from (`kept_rows`)."""
+        return self.n_kept()
 
 
 cdef void* _grow(void* p, size_t n_bytes) except NULL nogil:
