@@ -276,3 +276,23 @@ def test_a_model_that_never_predicts_is_not_scored_zero():
     assert record["seen"] == 40 and record["status"] == "no sample predicted"
     ht = harness.run(stream, models.get("clf", "river HT"), data, "d", "test")
     assert ht["status"] == "ok"
+
+
+def test_the_long_streams_have_their_own_section_with_checkpoints_and_the_last_tenth(tmp_store):
+    n = registry.STREAMS["sea-long"].n
+    for model, family, version, early, late in [("MondrianForest", "ours", "ours-new", 0.80, 0.90),
+                                                ("river ARF", "river", "river-x", 0.85, 0.85)]:
+        r = _record(model, family, version, 0.0, stream="sea-long")
+        # accuracy `early` over the first 90% of the rows, `late` over the last tenth
+        step = n // 20
+        r["curve"] = [[i, early if i <= 0.9 * n else (0.9 * n * early + (i - 0.9 * n) * late) / i]
+                      for i in range(step, n + 1, step)]
+        r.update(n=n, seen=n, category="long", half="tuning", metric=r["curve"][-1][1],
+                 checkpoints={"10000": early, "50000": early, "200000": early})
+        store.save(r, store.path("full", "sea-long", model, version, "clf"))
+    text = render.render("full").read_text()
+    assert "### Tuning half, classification: long streams" in text
+    assert "| MondrianForest | 0.800 | 0.800 | 0.800 | 0.810 | 0.900 |" in text
+    assert "| river ARF | 0.850 | 0.850 | 0.850 | 0.850 | 0.850 |" in text
+    # a long stream is never in the short streams' ranks (where only four peers run)
+    assert "sea-long (no" not in text
