@@ -56,7 +56,8 @@ from ._box cimport round_down, round_up
 from ._boxtree cimport BoxTree
 from ._hull cimport hull_add, hull_build, hull_contains, hull_perimeter, hull_reduce, line_hitting, line_separating
 from ._oblique cimport child, goes_left
-from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has, pool_release
+from ._pool cimport (pool_alloc, pool_block, pool_fill_columns, pool_free, pool_grow_cells, pool_has,
+                     pool_release)
 from ._random cimport rng_exponential, rng_randint, rng_uniform
 from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
                      SCALAR_I64, TASK_CLASSIFICATION, Tree, add_stats, doubled)
@@ -275,17 +276,9 @@ cdef class BSPTree(BoxTree):
     cdef int sync_points(self) except -1 nogil:
         """Kept points have a value for every slot in use: a slot new since they were kept is
         missing for them (NaN)."""
-        cdef int32_t j, i, d
-        cdef double* row
         if self.n_point_slots >= self.n_features:
             return 0
-        for j in range(self.n_nodes):
-            if self.stored[j] <= 0 or not pool_has(&self.points, j):
-                continue
-            for i in range(self.stored[j]):
-                row = pool_block(&self.points, j) + <size_t>i * self.feature_capacity
-                for d in range(self.n_point_slots, self.n_features):
-                    row[d] = NAN
+        pool_fill_columns(&self.points, self.stored, self.n_nodes, self.n_point_slots, self.n_features, NAN)
         self.n_point_slots = self.n_features
         return 0
 
@@ -801,8 +794,7 @@ cdef class BSPTree(BoxTree):
         """The feature in `slot` leaves the subspace: the hulls of its pairs and its values in
         the kept points are forgotten, then the boxes (`BoxTree._clear_slot`)."""
         cdef int32_t* keep
-        cdef int32_t p, j, i
-        cdef double* row
+        cdef int32_t p
         if self.pair_a == NULL:
             self.load_pairs()
         keep = <int32_t*>malloc((<size_t>self.n_pairs + 1) * sizeof(int32_t))
@@ -814,10 +806,7 @@ cdef class BSPTree(BoxTree):
         self.ensure_work()
         self.reset_hulls(keep, self.n_pairs)
         free(keep)
-        for j in range(self.n_nodes):
-            for i in range(self.stored[j]):
-                row = pool_block(&self.points, j) + <size_t>i * self.feature_capacity
-                row[slot] = NAN
+        pool_fill_columns(&self.points, self.stored, self.n_nodes, slot, slot + 1, NAN)
         return BoxTree._clear_slot(self, slot)
 
     cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil:

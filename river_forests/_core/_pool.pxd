@@ -35,6 +35,8 @@ cdef double* pool_alloc(Pool* pool, int32_t block, int32_t rows) except NULL nog
 cdef int pool_free(Pool* pool, int32_t block) except -1 nogil
 cdef int pool_relayout(Pool* pool, int32_t stride, size_t spare) except -1 nogil
 cdef size_t pool_bytes(const Pool* pool) noexcept nogil
+cdef int pool_fill_columns(Pool* pool, const int32_t* used, int32_t n_blocks, int32_t first,
+                           int32_t last, double value) noexcept nogil
 
 # pickling: the live blocks as one flat array of `cols` cells per row, with offsets and rows
 cdef tuple pool_export(const Pool* pool, int32_t cols)

@@ -192,6 +192,24 @@ cdef size_t pool_bytes(const Pool* pool) noexcept nogil:
             + <size_t>pool.free_capacity * 2 * sizeof(long long))
 
 
+cdef int pool_fill_columns(Pool* pool, const int32_t* used, int32_t n_blocks, int32_t first,
+                           int32_t last, double value) noexcept nogil:
+    """Set cells [first, last) of the rows of blocks 0 .. n_blocks - 1 to `value`: every row
+    of a live block, or, with `used`, its first used[b] rows (rows of data kept in blocks, as
+    the trees keep points, with a column new since they were kept, or one forgotten)."""
+    cdef int32_t b, i, c, rows
+    cdef double* row
+    for b in range(min(n_blocks, pool.n_ids)):
+        if not pool_has(pool, b):
+            continue
+        rows = pool.rows[b] if used == NULL else min(used[b], pool.rows[b])
+        for i in range(rows):
+            row = pool_block(pool, b) + <size_t>i * pool.stride
+            for c in range(first, last):
+                row[c] = value
+    return 0
+
+
 cdef tuple pool_export(const Pool* pool, int32_t cols):
     """(data, offsets, rows): the live blocks' first `cols` cells of each row, packed in id
     order into one flat float64 array; offsets[b] is block b's first cell in it (-1 if id b

@@ -32,7 +32,8 @@ from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy
 
 from ._impurity cimport CRITERION_ENTROPY, CRITERION_GINI, CRITERION_MSE
-from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has, pool_release
+from ._pool cimport (pool_alloc, pool_block, pool_fill_columns, pool_free, pool_grow_cells, pool_has,
+                     pool_release)
 from ._random cimport rng_randint
 from ._splitter cimport SplitRecord, Splitter, best_split, splitter_init, splitter_release
 from ._tree cimport (NO_BYTE_CAP, SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
@@ -420,17 +421,9 @@ cdef class XTree(Tree):
     cdef int sync_kept(self) except -1 nogil:
         """Kept rows have a value for every slot in use: a slot new since they were kept is
         missing for them (NaN)."""
-        cdef int32_t j, i, s
-        cdef double* row
         if self.n_kept_slots >= self.n_features:
             return 0
-        for j in range(self.points.n_ids):
-            if not pool_has(&self.points, j):
-                continue
-            for i in range(self.points.rows[j]):
-                row = pool_block(&self.points, j) + <size_t>i * self.feature_capacity
-                for s in range(self.n_kept_slots, self.n_features):
-                    row[s] = NAN
+        pool_fill_columns(&self.points, NULL, self.points.n_ids, self.n_kept_slots, self.n_features, NAN)
         self.n_kept_slots = self.n_features
         return 0
 
@@ -442,12 +435,7 @@ cdef class XTree(Tree):
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
         """The slot's feature leaves the subspace: the kept rows no longer know it (NaN)."""
-        cdef int32_t j, i
-        for j in range(self.points.n_ids):
-            if not pool_has(&self.points, j):
-                continue
-            for i in range(self.points.rows[j]):
-                pool_block(&self.points, j)[<size_t>i * self.feature_capacity + slot] = NAN
+        pool_fill_columns(&self.points, NULL, self.points.n_ids, slot, slot + 1, NAN)
         return 0
 
     cdef int drop_growth(self) except -1 nogil:
