@@ -45,6 +45,8 @@ cdef class BSPTree(BoxTree):
     cdef int32_t n_point_slots  # slots every kept point has a value (or NaN) for
     cdef long long n_cuts       # cuts made by the budget's clock
     cdef long long n_inserted   # cuts inserted above a node for a point outside its hull
+    cdef bint grown_out         # the tree dropped its hulls and kept points (node cap or byte
+                                # budget): it never cuts again, only its statistics learn
 
     # --- scratch (not saved) ---
     cdef double* scratch

@@ -108,6 +108,7 @@ cdef class BSPTree(BoxTree):
         self.declare_scalar(&self.n_point_slots, b"n_point_slots", SCALAR_I32, False)
         self.declare_scalar(&self.n_cuts, b"n_cuts", SCALAR_I64, False)
         self.declare_scalar(&self.n_inserted, b"n_inserted", SCALAR_I64, False)
+        self.declare_scalar(&self.grown_out, b"grown_out", SCALAR_BOOL, False)
 
     cdef int _start(self) except -1:
         self.hazard = rng_exponential(&self.rng, 1.0)
@@ -333,13 +334,25 @@ cdef class BSPTree(BoxTree):
     cdef int drop_points(self) except -1 nogil:
         """A tree at its node cap cannot cut any more: its leaves' points and every node's
         hulls, which serve only to cut, are of no use. Routing and prediction read the cuts
-        and the statistics alone. (Most of a tree's bytes go: on elec, 5.0 MB down to 1.0.)"""
+        and the statistics alone. (Most of a tree's bytes go: on elec, 5.0 MB down to 1.0.)
+
+        The tree is grown out for good (`grown_out`): the bytes freed would let `can_add`
+        pass again, but a node's hulls are then no longer those of its points (a hull rebuilt
+        from the points after the drop is a sliver of the node's data), and a cut drawn on
+        them is not the paper's. Before 0.3.x the tree went on cutting: the first points after
+        a drop grew one-point hulls on every node of their path, the next point outside such
+        a hull inserted a parent (GenCutNotCross) whose line crossed the node's data, with a
+        fresh leaf on x's side near the root, which the next drop froze there. Such leaves
+        took most of the stream (on RandomRBF, 16 MB: a depth-2 leaf 8,000 of 30,000 rows),
+        and accuracy fell as the stream went on (0.84 to 0.63 a tenth)."""
         cdef int32_t j
+        self.grown_out = True
         pool_release(&self.points)
         pool_release(&self.targets)
         pool_release(&self.hulls)
         for j in range(self.n_nodes):
             self.stored[j] = 0
+        self.recompute_rates()  # every leaf's rate is 0 without its hulls: the clock stops
         return 0
 
     cdef bint points_fit(self, size_t point_cells, size_t target_cells) noexcept nogil:
@@ -684,12 +697,13 @@ cdef class BSPTree(BoxTree):
         cdef double parent_time = 0.0, node_time, e, rate, due
         cdef double* block = self.region(0)
         cdef double* delta = self.region(2)
-        cdef bint can_split = self.can_add(2)
+        cdef bint can_split = not self.grown_out and self.can_add(2)
         cdef bint leaf, grown
         cdef int32_t depth, k, i
         if not can_split:
             # at the node cap no cut can happen: hulls and kept points are of no more use
-            # (`drop_points` dropped them), only the statistics along the path learn
+            # (`drop_points` dropped them, and the tree is grown out for good even if the
+            # bytes they freed make room again), only the statistics along the path learn
             while True:
                 self.count[j] += 1.0
                 add_stats(self, j, y, w)
@@ -756,7 +770,7 @@ cdef class BSPTree(BoxTree):
         self.sync_points()
         self.ensure_work()
         self.shift(x)
-        if self.n_seen <= self.warmup:
+        if self.n_seen <= self.warmup and not self.grown_out:
             # budget 0: the root only learns its hulls, box, points and statistics
             cells = self.extended(self.root, self.shifted, self.region(0), self.region(2), &rate,
                                   &grown)
@@ -772,6 +786,10 @@ cdef class BSPTree(BoxTree):
             new_budget = self.budget_scale * pow(<double>self.n_seen, 1.0 / (self.n_features + 2))
         else:
             new_budget = self.fixed_budget
+        if self.grown_out:  # no cut any more: the budget only counts (`drop_points`)
+            if new_budget > self.lifetime:
+                self.lifetime = new_budget
+            return self.insert(x, self.shifted, y, w)
         if new_budget > self.lifetime:
             self.grow_lifetime(new_budget)
         if not self.can_add(2) and (self.points.live > 0 or self.hulls.live > 0):
@@ -918,6 +936,11 @@ cdef class BSPTree(BoxTree):
     cpdef set_state(self, dict state, bint borrow=False, Py_ssize_t columns=-1):
         Tree.set_state(self, state, borrow, columns)
         self.load_pairs()
+        if "grown_out" not in state and not borrow:
+            # a state from before `grown_out`: past the warm-up, a tree with pairs whose
+            # hulls are all gone dropped them (`drop_points`)
+            self.grown_out = self.n_seen > self.warmup and self.n_pairs > 0 \
+                and self.hulls.live == 0
 
     @property
     def current_budget(self):
