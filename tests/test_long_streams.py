@@ -22,17 +22,6 @@ from tests.conftest import CLASSIFIERS, name_of
 
 ROWS = 100_000
 
-#: the BSP forest past its budget slows to a few hundred rows a second and loses accuracy on
-#: this stream (0.888 over the first tenth of 200,000 rows, 0.776 over the last, at its
-#: defaults): issue 48's, the BSP forest as its paper claims it
-_LOSES = {"BSPForestClassifier": "the BSP forest's accuracy falls past its budget (issue 48)"}
-
-
-def _classifiers():
-    return [pytest.param(cls, marks=pytest.mark.skip(reason=_LOSES[cls.__name__]))
-            if cls.__name__ in _LOSES else cls for cls in CLASSIFIERS]
-
-
 def _rbf(n: int, seed: int = 5) -> list:
     """A stationary stream: RandomRBF, 5 classes, 10 features, 50 centroids."""
     gen = synth.RandomRBF(seed_model=seed, seed_sample=seed + 1, n_classes=5, n_features=10,
@@ -65,14 +54,14 @@ def _below(a: tuple, b: tuple) -> bool:
     return pa < pb - 2 * math.sqrt(p * (1 - p) * (1 / na + 1 / nb))
 
 
-@pytest.mark.parametrize("cls", _classifiers(), ids=name_of)
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
 def test_the_last_quarter_is_learned_at_least_as_well_as_the_second(cls, stream):
     quarters = _windows(cls(n_estimators=10, seed=42), stream, 4)
     assert len(quarters) == 4
     assert not _below(quarters[3], quarters[1]), quarters
 
 
-@pytest.mark.parametrize("cls", _classifiers(), ids=name_of)
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
 def test_twice_the_budget_is_not_less_accurate(cls, stream):
     # a small budget, so that the smaller forest is full early in the stream
     data = stream[:50_000]
