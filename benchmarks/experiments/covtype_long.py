@@ -33,9 +33,8 @@ STEP = 1_000  # a curve point every STEP rows
 CHECKPOINTS = (10_000, 50_000, 100_000, 200_000)
 WINDOW = 20_000
 PEERS = {"river ARF": "river", "river AMF": "river", "MOA ARF": "moa", "MOA SRP": "moa"}
-#: the BSP forest learns the first 200,000 rows only: past its budget it slows to a few hundred
-#: rows a second (issue 48's)
-ROWS_OF = {"BSPForest": 200_000}
+#: rows a model learns, where not all of them
+ROWS_OF: dict = {}
 
 
 def _ours() -> list[str]:

@@ -8,8 +8,7 @@ For every forest of ``river_forests.__all__``, a handful of candidate configurat
 levers that decide how a forest grows: the lifetime's scale, the cut schedule, smoothing, the
 fringe, the trees' replacement), 10 trees, seed 42, progressive validation (accuracy, or MAE
 for a regressor) on every stream of the **tuning half** of the registry
-(``benchmarks/streams.py``) of the forest's task, its long streams included (the BSP forest
-on their first 20,000 rows only: see ``LONG_ROWS``). The rows:
+(``benchmarks/streams.py``) of the forest's task, its long streams included. The rows:
 
 * ``today``: the forest's defaults before this change, with the parameters that make them so;
 * ``paper``: the paper's own configuration at the default memory budget (the docs list it,
@@ -102,10 +101,8 @@ CANDIDATES = {
         "kept rows 4, smoothing 0": {"kept_rows": 4, "smoothing": 0.0},
     },
 }
-#: the BSP forest runs on the long streams' first 20,000 rows only (a short stream's length):
-#: past its budget it slows to a few hundred rows a second and its accuracy falls (issue 48's),
-#: so that every row of them would take hours
-LONG_ROWS = {"BSPForestClassifier": 20_000}
+#: rows of the long streams a forest runs on, where not all of them
+LONG_ROWS: dict = {}
 RECORD_ONLY: tuple = ()
 
 
