@@ -66,6 +66,7 @@ CANDIDATES = {
         "paper": {"growth_scale": 1.0, "recycling": False, "smoothing": 0.0},
         "scale 8": {"growth_scale": 8.0},
         "scale 65536": {"growth_scale": 65536.0},
+        "no recycling": {"growth_scale": 2.0, "recycling": False},
     },
     "MondrianForestRegressor": {
         "today": {"growth_scale": 0.5},
