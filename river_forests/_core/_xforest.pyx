@@ -233,7 +233,9 @@ cdef class XTree(Tree):
             if n_old > 0:
                 fc = self.feature_capacity
                 total = n_old + kept
-                xs = <double*>_alloc(<size_t>total * d * sizeof(double))
+                # every row of the batch is copied (rows of bootstrap weight 0 as well: they
+                # keep their index), so n_old + n rows, not the n_old + kept that are grown from
+                xs = <double*>_alloc(<size_t>(n_old + n) * d * sizeof(double))
                 ys = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
                 ws = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
                 reached = <LeafRow*>_grow(reached, <size_t>total * sizeof(LeafRow))
