@@ -82,7 +82,12 @@ _PARAMS_DOC = """
         data, a quarter of the nodes at a time; a freed twig becomes a leaf again (its
         statistics already count its leaves' samples) and rests until a sample reaches it.
         Splits then go on where the data is, in the same memory. ``False`` freezes a full
-        tree's partition (the paper's tree never stops splitting: its memory is unbounded)."""
+        tree's partition (the paper's tree never stops splitting: its memory is unbounded);
+        its boxes and node statistics keep learning. The classifier's default is ``False``,
+        the regressor's ``True``: on the benchmark's tuning half, long streams included, a
+        classifier that recycles frees the nodes that hold the least data, which are its
+        newest, and on a long stationary stream it ends less accurate than one whose full
+        trees keep their partition (``python -m benchmarks experiment defaults``)."""
 
 _OVERRIDES = {
     "memory_budget": _SHARED_DOC["memory_budget"] + """ A node costs
@@ -148,7 +153,7 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
         growth_scale: float = 2.0,
         weighted_prunings: bool = False,
         step: float = 1.0,
-        recycling: bool = True,
+        recycling: bool = False,
         **shared,
     ):
         self._set_mondrian(growth, growth_scale, weighted_prunings, step, recycling)

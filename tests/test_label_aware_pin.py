@@ -35,7 +35,7 @@ SP_PAPER = dict(splitter="points", honest=True, leaf_prediction="majority", subs
                 features_per_tree=64)
 XF_PAPER = dict(max_features="sqrt", criterion="gini", min_samples_split=2, batch_size=100,
                 n_swaps=1, bootstrap=True, smoothing=0.0, memory_budget="16MB",
-                features_per_tree=64)
+                features_per_tree=64, kept_rows=0)
 
 CASES = {
     "sp-paper-agrawal": (StreamPartitionForestClassifier, dict(SP_PAPER, n_estimators=5, seed=3),

@@ -72,9 +72,11 @@ def test_twice_the_budget_is_not_less_accurate():
 
 
 def test_kept_rows_zero_is_the_paper_rule():
-    """kept_rows=0 is the default and keeps nothing: the same trees as before the lever."""
+    """kept_rows=0 keeps nothing: the regressor's default, and the same trees as before the
+    lever (the classifier's default is 4 since issue 45)."""
+    assert XForestClassifier().kept_rows == 4 and XForestRegressor().kept_rows == 0
     data = _data(5_000)
-    a = XForestClassifier(n_estimators=3, seed=1)
+    a = XForestClassifier(n_estimators=3, seed=1, kept_rows=0)
     b = XForestClassifier(n_estimators=3, seed=1, kept_rows=0)
     _windows(a, data, 2)
     _windows(b, data, 2)

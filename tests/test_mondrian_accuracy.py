@@ -18,7 +18,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from river_forests import MondrianForestClassifier, MondrianForestRegressor
+import river_forests
+from river_forests import MondrianForestRegressor
+
+
+def MondrianForestClassifier(**params):
+    """The classifier with recycling on, the regressor's default, unless told: these tests
+    check recycling, the classifier's default before issue 45 (`test_defaults` checks the
+    classifier's own default)."""
+    return river_forests.MondrianForestClassifier(**{"recycling": True, **params})
 
 from .conftest import route, same_state
 
@@ -188,18 +196,19 @@ def _check_valid(state, classifier):
 
 
 def test_defaults():
-    """The new parameters' defaults: no aggregation (step 1), recycling on, linear leaves with
-    the full normalized step; and the compiled trees are built with them."""
-    clf = MondrianForestClassifier(n_estimators=1)
+    """The new parameters' defaults: no aggregation (step 1), recycling off for the classifier
+    (issue 45's defaults) and on for the regressor, linear leaves with the full normalized
+    step; and the compiled trees are built with them."""
+    clf = river_forests.MondrianForestClassifier(n_estimators=1)
     reg = MondrianForestRegressor(n_estimators=1)
     for model in (clf, reg):
         assert model.weighted_prunings is False
         assert model.step == 1.0
-        assert model.recycling is True
+    assert clf.recycling is False and reg.recycling is True
     assert reg.leaf_model == "linear"
     assert reg.linear_rate == 1.0
     s = clf.trees[0].get_state()
-    assert (s["use_aggregation"], s["step"], s["recycling"], s["linear"]) == (False, 1.0, True, False)
+    assert (s["use_aggregation"], s["step"], s["recycling"], s["linear"]) == (False, 1.0, False, False)
     s = reg.trees[0].get_state()
     assert (s["use_aggregation"], s["step"], s["recycling"], s["linear"], s["linear_rate"]) == \
         (False, 1.0, True, True, 1.0)
@@ -832,7 +841,7 @@ MODEL_IDS = ["clf-default", "clf-aggregation", "reg-default", "reg-aggregation",
 
 
 def _predictions(model, xs):
-    if isinstance(model, MondrianForestClassifier):
+    if isinstance(model, river_forests.MondrianForestClassifier):
         return [model.predict_proba_one(x) for x in xs]
     return [(d.mu, d.sigma) for d in (model.predict_one(x, with_dist=True) for x in xs)]
 
