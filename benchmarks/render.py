@@ -299,7 +299,7 @@ def long_section(recs, half: str, mode: str) -> list[str]:
                 lasts[s][m] = last
             speed = (r["samples_per_s"] / ref["samples_per_s"] if ref and ref.get("samples_per_s")
                      and r.get("samples_per_s") else None)
-            cells = [_cell(r["checkpoints"].get(c), ".3f") if int(c) < n else "" for c in LONG_CHECKPOINTS]
+            cells = [_cell(r["checkpoints"].get(c), ".3f") if int(c) <= n else "" for c in LONG_CHECKPOINTS]
             cells += [_cell(r["metric"] if ok else None, ".3f"), _cell(last, ".3f"),
                       _cell(speed, ".1f"), _cell(r["memory"] / 1e6 if r.get("memory") else None, ",.1f")]
             lines.append("| " + " | ".join([m, *cells]) + " |")
