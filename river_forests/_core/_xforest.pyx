@@ -367,8 +367,11 @@ cdef class XTree(Tree):
                 queue[tail + 1].depth = depth + 1
                 tail += 2
 
-            # each leaf that did not split keeps its last `kept_rows` rows (not a full tree's:
-            # it grows no more), while they fit in the byte budget
+            # each leaf that did not split keeps its last `kept_rows` rows (not a full tree's,
+            # whether this batch tried a split or not: it grows no more), while they fit in the
+            # byte budget
+            if not full and not self.can_add(2):
+                full = True
             if full and self.kept_rows > 0:
                 self.drop_kept()
             if keep != NULL and not full:
