@@ -72,19 +72,17 @@ def test_twice_the_budget_is_not_less_accurate():
 
 
 def test_kept_rows_zero_is_the_paper_rule():
-    """kept_rows=0 keeps nothing: the regressor's default, and the same trees as before the
-    lever (the classifier's default is 4 since issue 45)."""
+    """kept_rows=0 keeps nothing (the regressor's default; the classifier's is 4 since issue
+    45), where kept_rows=4 does."""
     assert XForestClassifier().kept_rows == 4 and XForestRegressor().kept_rows == 0
     data = _data(5_000)
     a = XForestClassifier(n_estimators=3, seed=1, kept_rows=0)
-    b = XForestClassifier(n_estimators=3, seed=1, kept_rows=0)
+    b = XForestClassifier(n_estimators=3, seed=1, kept_rows=4)
     _windows(a, data, 2)
     _windows(b, data, 2)
-    for ta, tb in zip(a._core.trees, b._core.trees):
-        assert ta.rows_kept == tb.rows_kept == 0
-        assert ta.node_count == tb.node_count
-    X = pd.DataFrame([x for x, _ in data[:500]])
-    assert np.array_equal(a.predict_proba_many(X).to_numpy(), b.predict_proba_many(X).to_numpy())
+    assert all(t.rows_kept == 0 for t in a._core.trees)
+    assert any(t.rows_kept > 0 for t in b._core.trees)
+    assert sum(t.node_count for t in b._core.trees) > sum(t.node_count for t in a._core.trees)
 
 
 @pytest.mark.parametrize("value", [-1, 1.5, True, "4", None])
