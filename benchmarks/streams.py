@@ -406,6 +406,26 @@ def _recurring(make, concepts, seed):
     return build
 
 
+def _sweep(make, length, seed, noise=0.3):
+    """A stationary generator's first `length` rows in the order of a noisy random projection
+    of their standardised features: the stream sweeps across its input space, so regions few
+    early rows reached fill up late (rows that arrive sorted by place or time, as covertype's
+    do by area). The labelling does not change; where the rows come from does. The order is
+    the whole stream's: its first ``n`` rows are the first ``n`` of the sweep."""
+    def load(n):
+        rows = list(itertools.islice(make(), length))
+        keys = sorted({k for x, _ in rows[:1_000] for k in x})
+        X = np.array([[float(x.get(k, 0.0)) for k in keys] for x, _ in rows])
+        X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+        rng = np.random.default_rng(seed)
+        p = X @ rng.normal(size=len(keys))
+        p /= p.std() if p.std() > 0 else 1.0
+        order = np.argsort(p + noise * rng.normal(size=len(rows)), kind="stable")
+        return [rows[i] for i in order[:n]]
+
+    return load
+
+
 def _synth_cls(name, **kw):
     def make():
         from river.datasets import synth
@@ -564,6 +584,20 @@ _add("rbf-drift-long", "clf", 500_000, "RandomRBFDrift, 5 classes, 10 features, 
      "long", _synth(lambda n: _synth_cls("RandomRBFDrift", seed_model=82, seed_sample=82, n_classes=5,
                                          n_features=10, change_speed=0.00001,
                                          n_drift_centroids=10)()), drifting=True)
+
+# swept: a stationary concept whose rows arrive in the order of a random projection (see
+# `_sweep`); the names are picked so that each pair sorts next to each other and no other
+# long stream changes half
+_add("rbf-sweep-long", "clf", 200_000, "RandomRBF, 7 classes, 20 features, 200 centroids, swept",
+     "long", _sweep(_synth_cls("RandomRBF", seed_model=83, seed_sample=83, n_classes=7, n_features=20,
+                               n_centroids=200), 200_000, 83), drifting=True)
+_add("mixed-sweep-long", "clf", 200_000, "Mixed function 0, swept",
+     "long", _sweep(_synth_cls("Mixed", classification_function=0, seed=84), 200_000, 84), drifting=True)
+_add("agrawal-sweep-long", "clf", 200_000, "Agrawal function 2, 5% perturbation, swept", "long",
+     _sweep(_synth_cls("Agrawal", classification_function=2, seed=85, perturbation=0.05), 200_000, 85),
+     drifting=True)
+_add("waveform-sweep-long", "clf", 200_000, "Waveform with noise (40 features, 3 classes), swept",
+     "long", _sweep(_synth_cls("Waveform", seed=86, has_noise=True), 200_000, 86), drifting=True)
 
 # wide and sparse
 _add("bag-of-words", "clf", 10_000, "bag of words: 50,000-word vocabulary, 20 words per sample",

@@ -30,7 +30,7 @@ HALVES = {
         "phishing", "randomtree", "rbf-10", "rbf-rare", "sea-gradual", "sine", "stagger-recurring",
         "telecom-churn", "wa-churn", "wages", "waveform", "agrawal-abrupt",
         "rbf-many-long", "waveform-long", "sea-long", "mixed-long", "hyperplane-drift-long",
-        "rbf-drift-long",
+        "rbf-drift-long", "mixed-sweep-long", "agrawal-sweep-long",
     },
 }
 

@@ -146,7 +146,7 @@ def measure(params: dict) -> dict:
     long = len(data) > SHORT
     out = {}
     for label, extra in params["configs"].items():
-        model = cls(n_estimators=params["n_estimators"], seed=params["seed"], **extra)
+        model = cls(n_estimators=params["n_estimators"], seed=params["seed"], **built(extra))
         metric = metrics.Accuracy() if params["task"] == "clf" else metrics.MAE()
         t0 = time.perf_counter()
         curve, spent, seen = [], 0.0, 0
@@ -158,6 +158,22 @@ def measure(params: dict) -> dict:
         if long:
             out[label].update(short=_at(curve, SHORT), last=_window(curve, LAST), curve=curve)
     return {"n": len(data), "configs": out}
+
+
+def built(params: dict) -> dict:
+    """A candidate's parameters as the estimator takes them: a drift detector is named in the
+    records (``"ADWIN(0.001)"``: ``river.drift.ADWIN(delta=0.001)``), a fresh one per model."""
+    out = dict(params)
+    for key in ("drift_detector", "warning_detector"):
+        spec = out.get(key)
+        if isinstance(spec, str):
+            from river import drift
+
+            name, _, arg = spec.partition("(")
+            if name != "ADWIN":
+                raise ValueError(f"unknown detector {spec!r}")
+            out[key] = drift.ADWIN(delta=float(arg.rstrip(")")))
+    return out
 
 
 def _scored(metric) -> float:
@@ -227,10 +243,11 @@ def scores(results: dict, forest: str, labels: list[str], higher_better: bool) -
     return score, {"short": short, "last": last}
 
 
-def _table(results, forest, half, chosen_label=None) -> tuple[list[str], str | None]:
+def _table(results, forest, half, chosen_label=None, configs=None) -> tuple[list[str], str | None]:
     import numpy as np
 
-    configs = CANDIDATES[forest] if half == "tuning" else REPORT_CONFIGS[forest]
+    if configs is None:
+        configs = CANDIDATES[forest] if half == "tuning" else REPORT_CONFIGS[forest]
     labels = list(configs)
     clf = "Classifier" in forest
     score, parts = scores(results, forest, labels, clf)
@@ -288,21 +305,25 @@ def _common_outputs(name: str, quick: bool):
     return _common.outputs(name, quick)
 
 
-def report(results: dict, quick: bool, half: str = HALF, name: str = NAME) -> None:
+def report(results: dict, quick: bool, half: str = HALF, name: str = NAME, forests: dict | None = None,
+           title: str | None = None, intro: list[str] | None = None) -> None:
     from benchmarks.experiments import _common
 
-    forests = CANDIDATES if half == "tuning" else REPORT_CONFIGS
-    lines = [f"# Defaults: {'candidates on the tuning' if half == 'tuning' else 'the chosen defaults on the report'} half",
-             "", f"`python -m benchmarks experiment {name}{' --quick' if quick else ''}` "
+    if forests is None:
+        forests = CANDIDATES if half == "tuning" else REPORT_CONFIGS
+    title = title or f"Defaults: {'candidates on the tuning' if half == 'tuning' else 'the chosen defaults on the report'} half"
+    lines = [f"# {title}", "", *(intro or []),
+             f"`python -m benchmarks experiment {name}{' --quick' if quick else ''}` "
              f"({'first 2,000 samples of 4 streams per task' if quick else 'every stream of the half'}); "
              f"10 trees, seed {SEED}; {_common.version_line()}; {_common.machine()}.", ""]
     chosen = {}
     for forest in forests:
         # the tuning half marks what it chose; the report half marks the package's defaults
-        table, best = _table(results, forest, half, None if half == "tuning" else "defaults")
+        table, best = _table(results, forest, half, None if half == "tuning" else "defaults",
+                             forests[forest])
         chosen[forest] = best
         lines += table
     if half == "tuning":
-        lines += ["## Chosen", ""] + [f"- {f}: **{b}** `{CANDIDATES[f].get(b)}`" for f, b in chosen.items()] + [""]
+        lines += ["## Chosen", ""] + [f"- {f}: **{b}** `{forests[f].get(b)}`" for f, b in chosen.items()] + [""]
     md, _ = _common.outputs(name, quick)
     md.write_text("\n".join(lines) + "\n")
