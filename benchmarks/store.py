@@ -19,7 +19,7 @@ an experiment's name). The *version* of a record is:
 A record is reused only if its stream's samples (``data``, a digest of the materialised
 stream), the model's ``config`` and the harness's ``PROTOCOL`` are the same as now; anything
 else is recomputed. The renderer reads the records of one version of ours only, never a mix
-(:func:`select`).
+(:func:`select`). :func:`prune` deletes the records no committed page quotes.
 """
 
 from __future__ import annotations
@@ -377,3 +377,108 @@ def select(recs: list[dict], ours: str | None = None) -> tuple[list[dict], str |
             newest[key] = r
     return chosen + list(newest.values()), ours
 
+
+
+# ------------------------------------------------------------------------------ pruning
+
+#: the committed pages whose quoted versions of ours :func:`prune` keeps (globs from the root)
+PAGES = ("benchmarks/results/report/*.md", "benchmarks/results/experiments/*.md", "docs/**/*.md")
+
+#: a version of ours as a page quotes it
+QUOTED = re.compile(r"\b(?:ours|dirty)-[0-9a-f]{12}\b")
+
+
+def quoted_versions(pages=PAGES) -> dict[str, set[str]]:
+    """``{version: {page, ...}}``: the versions of ours the pages name, in the last commit or
+    in the working tree (a page rendered but not committed yet counts too)."""
+    out: dict[str, set[str]] = {}
+    texts = {}
+    for pattern in pages:
+        for p in sorted(ROOT.glob(pattern)):
+            texts[p.relative_to(ROOT).as_posix()] = p.read_text(errors="replace")
+    committed = subprocess.run(["git", "grep", "-I", "-o", "-E", "(ours|dirty)-[0-9a-f]{12}", "HEAD",
+                                "--", *(f":(glob){g}" for g in pages)],
+                               cwd=ROOT, capture_output=True, text=True).stdout
+    for line in committed.splitlines():  # HEAD:path:match
+        _, page, match = line.split(":", 2)
+        out.setdefault(match, set()).add(page)
+    for page, text in texts.items():
+        for match in QUOTED.findall(text):
+            out.setdefault(match, set()).add(page)
+    return out
+
+
+def _family_of(key: str) -> str:
+    return "ours" if key.startswith(("ours-", "dirty-")) else key.split("-", 1)[0]
+
+
+def prune_plan(quoted: dict[str, set[str]] | None = None, current: str | None = None):
+    """``(keep, delete)``: lists of ``(path, record, why)`` over every record of the store.
+    A record of ours is kept when a page quotes its version (or the version it was stored under
+    before the key changed, ``version.old_key``) or it is the version of the last commit's
+    code (`current`; its records may not be rendered yet); a peer's record (river's, MOA's:
+    keyed by their library's version) when it is the newest record of its place (mode,
+    stream, model), the one the renderer reads. Everything else is deleted: no page quotes it
+    and the repository's history keeps it."""
+    quoted = quoted_versions() if quoted is None else quoted
+    current = key_at("HEAD") if current is None else current
+    recs = []
+    for p in sorted(STORE.glob("*/*/*/*.json")):
+        r = load(p)
+        if r is not None:
+            recs.append((p, r))
+    newest = {}
+    for p, r in recs:
+        if _family_of(r["version"]["key"]) != "ours":
+            place = p.parent
+            if place not in newest or r.get("recorded", "") > newest[place][1].get("recorded", ""):
+                newest[place] = (p, r)
+    keep, delete = [], []
+    for p, r in recs:
+        v = r["version"]
+        names = [k for k in (v["key"], v.get("old_key")) if k]
+        if _family_of(v["key"]) == "ours":
+            pages = sorted(set().union(*(quoted.get(k, set()) for k in names)))
+            if pages:
+                more = f" and {len(pages) - 2} more pages" if len(pages) > 3 else ""
+                keep.append((p, r, "quoted by " + ", ".join(pages[:2] if more else pages) + more))
+            elif v["key"] == current:
+                keep.append((p, r, "the last commit's code"))
+            else:
+                delete.append((p, r, "quoted by no page"))
+        elif newest[p.parent][0] == p:
+            keep.append((p, r, "the newest record of its place"))
+        else:
+            delete.append((p, r, "a newer record of its place"))
+    return keep, delete
+
+
+def prune(apply: bool = False, out=None) -> tuple[int, int]:
+    """Print what :func:`prune_plan` keeps and deletes, per version; with `apply`, delete it
+    (and the folders left empty). Returns (records deleted, their bytes)."""
+    import sys
+
+    out = out or sys.stdout
+    keep, delete = prune_plan()
+    rows: dict[tuple[str, str], list] = {}
+    for verdict, items in (("keep", keep), ("delete", delete)):
+        for p, r, why in items:
+            v = r["version"]
+            label = v["key"] + (f" (was {v['old_key']})" if v.get("old_key") else "")
+            row = rows.setdefault((verdict, label), [0, 0, why])
+            row[0] += 1
+            row[1] += p.stat().st_size
+    for (verdict, label), (n, size, why) in sorted(rows.items()):
+        print(f"{verdict:<6} {label:<58} {n:>5} records {size / 1e6:>6.1f} MB  {why}", file=out)
+    size = sum(p.stat().st_size for p, _, _ in delete)
+    total = sum(p.stat().st_size for p, _, _ in keep) + size
+    print(f"{len(delete)} of {len(keep) + len(delete)} records {'deleted' if apply else 'to delete'} "
+          f"({size / 1e6:.1f} of {total / 1e6:.1f} MB)" + ("" if apply else "; a dry run: --apply "
+                                                         "deletes them"), file=out)
+    if apply:
+        for p, _, _ in delete:
+            p.unlink()
+            for folder in (p.parent, p.parent.parent, p.parent.parent.parent):
+                if folder != STORE and not any(folder.iterdir()):
+                    folder.rmdir()
+    return len(delete), size

@@ -438,3 +438,51 @@ def test_the_long_streams_have_their_own_section_with_checkpoints_and_the_last_t
     assert "| river ARF | 0.850 | 0.850 | 0.850 | 0.850 | 0.850 |" in text
     # a long stream is never in the short streams' ranks (where only four peers run)
     assert "sea-long (no" not in text
+
+
+def test_prune_keeps_the_versions_pages_quote_and_deletes_the_rest(tmp_store, monkeypatch, capsys):
+    from benchmarks import __main__ as cli
+
+    # a page committed and then removed from the working tree still counts, as one not committed yet
+    root = _git_repo(tmp_store, {"docs/z.md": "numbers of ours-777777777777"})
+    (root / "docs" / "z.md").unlink()
+    for page, text in {"benchmarks/results/report/full.md": "code version `ours-aaaaaaaaaaaa`",
+                       "benchmarks/results/experiments/x.md": "at ours-bbbbbbbbbbbb, commit 1",
+                       "docs/forests/y.md": "the run at ours-999999999999"}.items():
+        (root / page).parent.mkdir(parents=True, exist_ok=True)
+        (root / page).write_text(text)
+    monkeypatch.setattr(store, "ROOT", root)
+    monkeypatch.setattr(store, "key_at", lambda rev="HEAD": "ours-ffffffffffff")
+    kept, deleted = [], []
+    for stream, model, family, version, when, keep in [
+        ("iris", "MondrianForest", "ours", "ours-aaaaaaaaaaaa", "2026-01-01", True),  # quoted
+        ("iris", "MondrianForest", "ours", "ours-dddddddddddd", "2026-01-02", False),  # quoted nowhere
+        ("iris", "MondrianForest", "ours", "dirty-eeeeeeeeeeee", "2026-01-03", False),
+        ("iris", "MondrianForest", "ours", "ours-ffffffffffff", "2026-01-04", True),  # the code at HEAD
+        ("iris", "XForest", "ours", "ours-999999999999", "2026-01-01", True),  # quoted by a docs page
+        ("iris", "XForest", "ours", "ours-777777777777", "2026-01-01", True),  # by a committed page
+        ("iris", "river ARF", "river", "river-0.26.0", "2026-01-01", False),  # an older library's
+        ("iris", "river ARF", "river", "river-0.26.1", "2026-01-02", True),
+        ("wine", "river ARF", "river", "river-0.26.0", "2026-01-01", True),  # the only one of its place
+    ]:
+        p = store.path("full", stream, model, version, "clf")
+        store.save(_record(model, family, version, 0.5, stream=stream, recorded=when), p)
+        (kept if keep else deleted).append(p)
+    # a record moved from the old key, quoted by it
+    moved = dict(_record("XForest", "ours", "ours-cccccccccccc", 0.5))
+    moved["version"]["old_key"] = "ours-bbbbbbbbbbbb"
+    store.save(moved, store.path("experiment-x", "experiment", "k", "ours-cccccccccccc"))
+    kept.append(store.path("experiment-x", "experiment", "k", "ours-cccccccccccc"))
+    lonely = store.path("quick", "iris", "MondrianForest", "ours-dddddddddddd", "clf")
+    store.save(_record("MondrianForest", "ours", "ours-dddddddddddd", 0.5), lonely)
+    deleted.append(lonely)
+
+    assert cli.main(["prune"]) == 0  # a dry run
+    out = capsys.readouterr().out
+    assert "4 of 11 records to delete" in out and "a dry run" in out
+    assert "ours-cccccccccccc (was ours-bbbbbbbbbbbb)" in out and "x.md" in out
+    assert all(p.exists() for p in kept + deleted)
+    assert cli.main(["prune", "--apply"]) == 0
+    assert all(p.exists() for p in kept) and not any(p.exists() for p in deleted)
+    assert not (store.STORE / "quick").exists()  # folders left empty go too
+    assert store.prune_plan()[1] == []
