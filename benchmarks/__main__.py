@@ -6,6 +6,7 @@
     python -m benchmarks render              # tables, ranks, Friedman test, plots, docs page
     python -m benchmarks list                # the streams (task, length, category, half)
     python -m benchmarks experiment NAME     # a paper's reproduction (see --help)
+    python -m benchmarks prune [--apply]     # delete the records no committed page quotes
 
 See ``benchmarks/README.md``.
 """
@@ -71,6 +72,11 @@ def _experiment(args) -> int:
                                       force=args.force) else 0
 
 
+def _prune(args) -> int:
+    store.prune(apply=args.apply)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,6 +104,10 @@ def main(argv=None) -> int:
     exp.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     exp.add_argument("--force", action="store_true", help="recompute stored measurements")
     exp.set_defaults(func=_experiment)
+    prune = sub.add_parser("prune", help="delete the records no committed page quotes (a dry run "
+                           "unless --apply)")
+    prune.add_argument("--apply", action="store_true", help="delete them (default: list them)")
+    prune.set_defaults(func=_prune)
     args = parser.parse_args(argv)
     return args.func(args)
 

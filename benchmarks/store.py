@@ -3,28 +3,34 @@
 ``results/store/<mode>/<stream>/<model>/<version>.json``, with ``mode`` "full" or "quick" (or
 an experiment's name). The *version* of a record is:
 
-- for our forests, ``ours-<code>``: the git tree of the package's code (``river_forests/``,
-  ``setup.py``, ``pyproject.toml``) at the commit it ran on. A tree with uncommitted changes
-  to that code is refused (:func:`our_version` raises), so every record of ours names code that
-  anyone can check out; the record also holds the commit and the package version. Committing
-  results, docs or benchmark scripts does not change the version, so the records of a run stay
-  those of the code they describe.
+- for our forests, ``ours-<code>``: a digest of what in the package's code can change a result
+  (:func:`code_key`), taken from the commit it ran on: the compiled sources and every other
+  file of ``river_forests/`` byte for byte, ``setup.py`` and ``pyproject.toml`` byte for byte,
+  and the package's Python modules as syntax trees without their docstrings, comments and
+  documentation-only values (:func:`code_digests`). A docstring or a comment changes no key;
+  any other change to that code does. A working tree whose code differs from the last commit
+  beyond docstrings and comments is refused (:func:`our_version` raises), so every record of
+  ours names code that anyone can check out; the record also holds the commit and the
+  package version. Committing results, docs or benchmark scripts does not change the version,
+  so the records of a run stay those of the code they describe.
 - for river's and MOA's models, the library's version (``river 0.26.1``, ``capymoa 0.15.1;
   openjdk ...``): a peer's record is reused until its library changes.
 
 A record is reused only if its stream's samples (``data``, a digest of the materialised
 stream), the model's ``config`` and the harness's ``PROTOCOL`` are the same as now; anything
 else is recomputed. The renderer reads the records of one version of ours only, never a mix
-(:func:`select`).
+(:func:`select`). :func:`prune` deletes the records no committed page quotes.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 import re
 import subprocess
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
@@ -33,6 +39,14 @@ STORE = Path(__file__).resolve().parent / "results" / "store"
 
 #: the code whose version names our records
 CODE_PATHS = ("river_forests", "setup.py", "pyproject.toml")
+
+#: the package's folder, whose ``.py`` files are keyed by their syntax trees (every other file
+#: of CODE_PATHS, ``setup.py`` included, by its bytes)
+PACKAGE = "river_forests/"
+
+#: how the key is made; part of the digest, so a change to :func:`code_digests` (a new scheme)
+#: gives every version a new key instead of letting two schemes' keys meet
+KEY_SCHEME = b"river-forests code key 1"
 
 #: the measuring protocol; bump it when the harness measures differently (every record recomputed)
 PROTOCOL = 1
@@ -47,28 +61,244 @@ def _git(*args) -> str:
                           check=True).stdout.strip()
 
 
+# ------------------------------------------------------------------------- the code's key
+# A module's docstrings, comments and documentation-only values change no result; everything
+# else in the package may. The package builds some docstrings (``__doc__ = forest_doc(...)``
+# from module-level texts such as ``_ALGO_DOC``), so a docstring is more than the string
+# statement at the top of a body: see `_strip_docs`.
+
+
+def committed_files(rev: str = "HEAD") -> dict[str, bytes]:
+    """``{path: bytes}`` of every file of CODE_PATHS at commit `rev`."""
+    listing = subprocess.run(["git", "ls-tree", "-r", "-z", rev, "--", *CODE_PATHS], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    blobs = []
+    for entry in filter(None, listing.split(b"\0")):
+        meta, name = entry.split(b"\t", 1)
+        _, kind, sha = meta.split()
+        if kind == b"blob":
+            blobs.append((name.decode(), sha))
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=ROOT, check=True, capture_output=True,
+                         input=b"".join(sha + b"\n" for _, sha in blobs)).stdout
+    files, at = {}, 0
+    for name, sha in blobs:
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split()[2])
+        files[name] = out[header_end + 1:header_end + 1 + size]
+        at = header_end + 1 + size + 1
+    return files
+
+
+def working_files() -> dict[str, bytes]:
+    """``{path: bytes}`` of the files of CODE_PATHS in the working tree: tracked or untracked,
+    not ignored (a built extension or a generated ``.c`` file is not code of a commit)."""
+    listing = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard", "--",
+                              *CODE_PATHS], cwd=ROOT, capture_output=True, check=True).stdout
+    files = {}
+    for name in sorted(set(filter(None, listing.decode().split("\0")))):
+        p = ROOT / name
+        if p.is_file():  # a deleted tracked file is listed, and missing
+            files[name] = p.read_bytes()
+    return files
+
+
+def _is_prose(node) -> bool:
+    """A statement that is a string alone: a docstring, or a string left as a comment."""
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str))
+
+
+def _is_doc_assignment(node) -> bool:
+    """``__doc__ = ...`` (or ``+=``): a docstring built by code."""
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return (isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and len(targets) == 1
+            and isinstance(targets[0], ast.Name) and targets[0].id == "__doc__")
+
+
+def _bodies(tree):
+    """Every list of statements of a module (module, class and function bodies, branches)."""
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                yield node, field, stmts
+
+
+def _bound_name(stmt) -> str | None:
+    """The one name a top-level statement of a module or class binds (``NAME = ...``,
+    ``NAME: T = ...``, ``NAME += ...``, ``def NAME``, ``class NAME``), else None."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return stmt.targets[0].id
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return stmt.name
+    return None
+
+
+def _top_levels(tree):
+    """The module's body and the bodies of its classes, at any depth of classes."""
+    yield tree
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            yield node
+
+
+def _imported(module: str, node: ast.ImportFrom, modules) -> str | None:
+    """The module of the package that ``from ... import`` names, if any."""
+    if node.level:
+        parts = module.split("/")[:-node.level]
+    elif (node.module or "").split(".")[0] == PACKAGE.rstrip("/"):
+        parts = []
+    else:
+        return None
+    parts += (node.module or "").split(".") if node.module else []
+    base = "/".join(parts)
+    return next((m for m in (base + ".py", base + "/__init__.py") if m in modules), None)
+
+
+def _reads(trees: dict[str, ast.Module]) -> Counter:
+    """How many times each module-level or class-level name of the package is read:
+    ``{(module, name): count}`` for ``NAME`` in its module (in any scope) or in a module that
+    imports it, and ``{(None, name): count}`` for ``x.NAME`` anywhere (whatever ``x`` is)."""
+    reads = Counter()
+    for module, tree in trees.items():
+        origin, star = {}, []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (src := _imported(module, node, trees)):
+                for a in node.names:
+                    if a.name == "*":
+                        star.append(src)
+                    else:
+                        origin[a.asname or a.name] = (src, a.name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+                reads[origin.get(node.id, (module, node.id))] += 1
+                for src in star:
+                    reads[(src, node.id)] += 1
+            elif isinstance(node, ast.Attribute):
+                reads[(None, node.attr)] += 1
+    return reads
+
+
+def _strip_docs(trees: dict[str, ast.Module]) -> set[tuple[str, str]]:
+    """Remove, in place, what in the package's modules is documentation only: the string
+    statements (docstrings), the assignments to ``__doc__``, and then, over and over, the
+    top-level bindings (``NAME = ...``, ``NAME += ...``, ``def NAME``, in a module or a class)
+    and the imports of the names that were read before and are read nowhere any more
+    (``_ALGO_DOC``, ``forest_doc``, ...: every reader was documentation). A name read by any
+    code stays, and so does a name read by nothing from the start (a public function, a
+    constant); a name also bound elsewhere in its module than by such statements (in a
+    function, a loop, ...) is never taken for documentation. Names are resolved by module
+    (``NAME`` in its module or where imported from it) except ``x.NAME``, which reads every
+    ``NAME`` of the package. Returns the ``(module, name)`` pairs removed."""
+    before = _reads(trees)
+    candidates = set()
+    for module, tree in trees.items():
+        top = Counter(n for node in _top_levels(tree) for stmt in node.body
+                      if (n := _bound_name(stmt)) is not None)
+        binds = Counter()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                binds[node.id] += 1
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                binds[node.name] += 1
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                binds.update(node.names)
+        candidates |= {(module, n) for n, k in top.items() if binds[n] == k}
+
+    def read(reads, key):
+        return reads[key] + reads[(None, key[1])]
+
+    for tree in trees.values():
+        for node, field, stmts in list(_bodies(tree)):
+            setattr(node, field, [s for s in stmts if not (_is_prose(s) or _is_doc_assignment(s))])
+    gone: set[tuple[str, str]] = set()
+    while True:
+        now = _reads(trees)
+        dead = {key for key in candidates - gone if read(before, key) and not read(now, key)}
+        if not dead:
+            break
+        gone |= dead
+        for module, tree in trees.items():
+            for node in _top_levels(tree):
+                node.body = [s for s in node.body if (module, _bound_name(s)) not in dead]
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (src := _imported(module, node, trees)):
+                    node.names = [a for a in node.names if (src, a.name) not in dead]
+    for tree in trees.values():  # an import left with no name imports nothing
+        for node, field, stmts in list(_bodies(tree)):
+            setattr(node, field, [s for s in stmts if not (isinstance(s, ast.ImportFrom) and not s.names)])
+    return gone
+
+
+def _canonical(node) -> str:
+    """A syntax tree as text: each node's class and its fields, leaving out the fields that are
+    None or empty (so the text does not depend on fields a newer Python adds with an empty
+    default, as 3.12's ``type_params``), constants by ``repr`` (exact for floats), positions never."""
+    if isinstance(node, ast.AST):
+        fields = [f"{name}={_canonical(value)}" for name, value in ast.iter_fields(node)
+                  if value is not None and value != []]
+        return f"{type(node).__name__}({','.join(fields)})"
+    if isinstance(node, list):
+        return "[" + ",".join(_canonical(x) for x in node) + "]"
+    return repr(node)
+
+
+def code_digests(files: dict[str, bytes]) -> dict[str, str]:
+    """``{path: digest}`` of what in each file can change a result: a ``.py`` file of the
+    package by its syntax tree without documentation (`_strip_docs`, across the package's
+    modules at once since one module's texts may document another's classes), every other
+    file (the ``.pyx``, ``.pxd`` and ``.pxi`` sources, ``setup.py``, ``pyproject.toml``) by
+    its bytes."""
+    trees = {p: ast.parse(data, filename=p) for p, data in files.items()
+             if p.startswith(PACKAGE) and p.endswith(".py")}
+    _strip_docs(trees)
+    out = {}
+    for p, data in files.items():
+        text = _canonical(trees[p]).encode() if p in trees else data
+        out[p] = ("ast:" if p in trees else "bytes:") + hashlib.sha256(text).hexdigest()
+    return out
+
+
+def code_key(digests: dict[str, str]) -> str:
+    """The 12 hex digits naming a version of the code: a digest of the paths and of
+    :func:`code_digests`' digests, in the order of the paths."""
+    h = hashlib.sha256(KEY_SCHEME)
+    for p in sorted(digests):
+        h.update(b"\0" + p.encode() + b"\0" + digests[p].encode())
+    return h.hexdigest()[:12]
+
+
+def key_at(rev: str = "HEAD") -> str:
+    """``ours-<code>``: the version of the code committed at `rev`."""
+    return "ours-" + code_key(code_digests(committed_files(rev)))
+
+
 @lru_cache(maxsize=1)
 def our_version() -> dict:
-    """``{"key": "ours-<code>", "commit": ..., "package": ...}`` for the checked-out code, or
-    :class:`DirtyTree` when ``river_forests/``, ``setup.py`` or ``pyproject.toml`` differ from
-    the last commit (``RIVER_FORESTS_BENCH_ALLOW_DIRTY=1`` lets a developer try a change: its
-    records are keyed ``dirty-...`` and never rendered by default)."""
+    """``{"key": "ours-<code>", "commit": ..., "package": ...}`` for the last commit's code, or
+    :class:`DirtyTree` when the working tree's ``river_forests/``, ``setup.py`` or
+    ``pyproject.toml`` differ from the last commit in more than docstrings and comments (a
+    docstring or comment edit not yet committed is allowed: the commit's code behaves the same;
+    ``RIVER_FORESTS_BENCH_ALLOW_DIRTY=1`` lets a developer try a change: its records are keyed
+    ``dirty-<the working tree's code>`` and never rendered by default)."""
     import river_forests
 
-    dirty = _git("status", "--porcelain", "--", *CODE_PATHS)
     commit = _git("rev-parse", "HEAD")
-    trees = [_git("rev-parse", f"HEAD:{p}") for p in CODE_PATHS]
-    code = hashlib.sha256(" ".join(trees).encode()).hexdigest()[:12]
-    if dirty:
+    committed = code_digests(committed_files(commit))
+    working = code_digests(working_files())
+    changed = sorted(p for p in committed.keys() | working.keys() if committed.get(p) != working.get(p))
+    if changed:
         if os.environ.get("RIVER_FORESTS_BENCH_ALLOW_DIRTY") != "1":
             raise DirtyTree(
-                "uncommitted changes to the package's code; commit them first (the records of ours "
-                "name the code they ran), or set RIVER_FORESTS_BENCH_ALLOW_DIRTY=1 to try a change "
-                "(its records are keyed dirty-... and never rendered by default):\n" + dirty)
-        diff = _git("diff", "HEAD", "--", *CODE_PATHS)
-        code = "dirty-" + hashlib.sha256((code + diff).encode()).hexdigest()[:12]
-        return {"key": code, "commit": commit, "package": river_forests.__version__, "dirty": True}
-    return {"key": f"ours-{code}", "commit": commit, "package": river_forests.__version__}
+                "uncommitted changes to the package's code (beyond docstrings and comments); "
+                "commit them first (the records of ours name the code they ran), or set "
+                "RIVER_FORESTS_BENCH_ALLOW_DIRTY=1 to try a change (its records are keyed dirty-... "
+                "and never rendered by default):\n" + "\n".join(changed))
+        return {"key": "dirty-" + code_key(working), "commit": commit,
+                "package": river_forests.__version__, "dirty": True}
+    return {"key": "ours-" + code_key(committed), "commit": commit, "package": river_forests.__version__}
 
 
 def peer_version(family: str) -> dict:
@@ -146,3 +376,109 @@ def select(recs: list[dict], ours: str | None = None) -> tuple[list[dict], str |
         if key not in newest or r["recorded"] > newest[key]["recorded"]:
             newest[key] = r
     return chosen + list(newest.values()), ours
+
+
+
+# ------------------------------------------------------------------------------ pruning
+
+#: the committed pages whose quoted versions of ours :func:`prune` keeps (globs from the root)
+PAGES = ("benchmarks/results/report/*.md", "benchmarks/results/experiments/*.md", "docs/**/*.md")
+
+#: a version of ours as a page quotes it
+QUOTED = re.compile(r"\b(?:ours|dirty)-[0-9a-f]{12}\b")
+
+
+def quoted_versions(pages=PAGES) -> dict[str, set[str]]:
+    """``{version: {page, ...}}``: the versions of ours the pages name, in the last commit or
+    in the working tree (a page rendered but not committed yet counts too)."""
+    out: dict[str, set[str]] = {}
+    texts = {}
+    for pattern in pages:
+        for p in sorted(ROOT.glob(pattern)):
+            texts[p.relative_to(ROOT).as_posix()] = p.read_text(errors="replace")
+    committed = subprocess.run(["git", "grep", "-I", "-o", "-E", "(ours|dirty)-[0-9a-f]{12}", "HEAD",
+                                "--", *(f":(glob){g}" for g in pages)],
+                               cwd=ROOT, capture_output=True, text=True).stdout
+    for line in committed.splitlines():  # HEAD:path:match
+        _, page, match = line.split(":", 2)
+        out.setdefault(match, set()).add(page)
+    for page, text in texts.items():
+        for match in QUOTED.findall(text):
+            out.setdefault(match, set()).add(page)
+    return out
+
+
+def _family_of(key: str) -> str:
+    return "ours" if key.startswith(("ours-", "dirty-")) else key.split("-", 1)[0]
+
+
+def prune_plan(quoted: dict[str, set[str]] | None = None, current: str | None = None):
+    """``(keep, delete)``: lists of ``(path, record, why)`` over every record of the store.
+    A record of ours is kept when a page quotes its version (or the version it was stored under
+    before the key changed, ``version.old_key``) or it is the version of the last commit's
+    code (`current`; its records may not be rendered yet); a peer's record (river's, MOA's:
+    keyed by their library's version) when it is the newest record of its place (mode,
+    stream, model), the one the renderer reads. Everything else is deleted: no page quotes it
+    and the repository's history keeps it."""
+    quoted = quoted_versions() if quoted is None else quoted
+    current = key_at("HEAD") if current is None else current
+    recs = []
+    for p in sorted(STORE.glob("*/*/*/*.json")):
+        r = load(p)
+        if r is not None:
+            recs.append((p, r))
+    newest = {}
+    for p, r in recs:
+        if _family_of(r["version"]["key"]) != "ours":
+            place = p.parent
+            if place not in newest or r.get("recorded", "") > newest[place][1].get("recorded", ""):
+                newest[place] = (p, r)
+    keep, delete = [], []
+    for p, r in recs:
+        v = r["version"]
+        names = [k for k in (v["key"], v.get("old_key")) if k]
+        if _family_of(v["key"]) == "ours":
+            pages = sorted(set().union(*(quoted.get(k, set()) for k in names)))
+            if pages:
+                more = f" and {len(pages) - 2} more pages" if len(pages) > 3 else ""
+                keep.append((p, r, "quoted by " + ", ".join(pages[:2] if more else pages) + more))
+            elif v["key"] == current:
+                keep.append((p, r, "the last commit's code"))
+            else:
+                delete.append((p, r, "quoted by no page"))
+        elif newest[p.parent][0] == p:
+            keep.append((p, r, "the newest record of its place"))
+        else:
+            delete.append((p, r, "a newer record of its place"))
+    return keep, delete
+
+
+def prune(apply: bool = False, out=None) -> tuple[int, int]:
+    """Print what :func:`prune_plan` keeps and deletes, per version; with `apply`, delete it
+    (and the folders left empty). Returns (records deleted, their bytes)."""
+    import sys
+
+    out = out or sys.stdout
+    keep, delete = prune_plan()
+    rows: dict[tuple[str, str], list] = {}
+    for verdict, items in (("keep", keep), ("delete", delete)):
+        for p, r, why in items:
+            v = r["version"]
+            label = v["key"] + (f" (was {v['old_key']})" if v.get("old_key") else "")
+            row = rows.setdefault((verdict, label), [0, 0, why])
+            row[0] += 1
+            row[1] += p.stat().st_size
+    for (verdict, label), (n, size, why) in sorted(rows.items()):
+        print(f"{verdict:<6} {label:<58} {n:>5} records {size / 1e6:>6.1f} MB  {why}", file=out)
+    size = sum(p.stat().st_size for p, _, _ in delete)
+    total = sum(p.stat().st_size for p, _, _ in keep) + size
+    print(f"{len(delete)} of {len(keep) + len(delete)} records {'deleted' if apply else 'to delete'} "
+          f"({size / 1e6:.1f} of {total / 1e6:.1f} MB)" + ("" if apply else "; a dry run: --apply "
+                                                         "deletes them"), file=out)
+    if apply:
+        for p, _, _ in delete:
+            p.unlink()
+            for folder in (p.parent, p.parent.parent, p.parent.parent.parent):
+                if folder != STORE and not any(folder.iterdir()):
+                    folder.rmdir()
+    return len(delete), size

@@ -8,7 +8,10 @@ from __future__ import annotations
 import collections
 import hashlib
 import json
+import os
+import re
 import subprocess
+import sys
 
 import pytest
 from river import base
@@ -170,34 +173,173 @@ def test_a_peer_record_of_other_samples_is_not_rendered(tmp_store):
     assert render.consistent([mine, peer], "ours-new") == [mine]
 
 
-def test_the_store_refuses_uncommitted_package_code(tmp_path, monkeypatch):
+def _git_repo(tmp_path, files: dict[str, str]):
     repo = tmp_path / "repo"
-    (repo / "river_forests").mkdir(parents=True)
-    (repo / "river_forests" / "a.py").write_text("x = 1\n")
-    (repo / "setup.py").write_text("")
-    (repo / "pyproject.toml").write_text("")
-    (repo / "benchmarks").mkdir()
-    (repo / "benchmarks" / "b.py").write_text("")
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
     for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
         subprocess.run(["git", *args], cwd=repo, check=True)
+    return repo
+
+
+def _commit(repo):
+    for args in (["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+
+
+def test_the_store_refuses_uncommitted_package_code(tmp_path, monkeypatch):
+    repo = _git_repo(tmp_path, {"river_forests/a.py": '"""A module."""\nx = 1  # one\n',
+                                "setup.py": "", "pyproject.toml": "", "benchmarks/b.py": ""})
     monkeypatch.setattr(store, "ROOT", repo)
     monkeypatch.delenv("RIVER_FORESTS_BENCH_ALLOW_DIRTY", raising=False)
     store.our_version.cache_clear()
     try:
         clean = store.our_version()
         assert clean["key"].startswith("ours-") and len(clean["commit"]) == 40
+        assert clean["key"] == store.key_at("HEAD")
         (repo / "benchmarks" / "b.py").write_text("changed = True\n")  # not the package: fine
+        store.our_version.cache_clear()
+        assert store.our_version()["key"] == clean["key"]
+        # a docstring or a comment not committed yet: the commit's code behaves the same
+        (repo / "river_forests" / "a.py").write_text('"""The module."""\nx = 1  # the one\n')
         store.our_version.cache_clear()
         assert store.our_version()["key"] == clean["key"]
         (repo / "river_forests" / "a.py").write_text("x = 2\n")
         store.our_version.cache_clear()
-        with pytest.raises(store.DirtyTree, match="uncommitted"):
+        with pytest.raises(store.DirtyTree, match="uncommitted(.|\n)*river_forests/a.py"):
+            store.our_version()
+        (repo / "river_forests" / "a.py").write_text("x = 1\n")
+        (repo / "river_forests" / "new.py").write_text("")  # a module not added yet is code too
+        store.our_version.cache_clear()
+        with pytest.raises(store.DirtyTree, match="river_forests/new.py"):
             store.our_version()
         monkeypatch.setenv("RIVER_FORESTS_BENCH_ALLOW_DIRTY", "1")
         store.our_version.cache_clear()
         assert store.our_version()["key"].startswith("dirty-")
     finally:
         store.our_version.cache_clear()
+
+
+def test_a_docstring_or_comment_commit_keeps_the_key_and_a_code_commit_changes_it(tmp_path, monkeypatch):
+    repo = _git_repo(tmp_path, {
+        "river_forests/a.py": 'def f():\n    """Doubles."""\n    return 2 * X  # twice\n\nX = 1\n',
+        "river_forests/_core/t.pyx": "# the tree\n", "setup.py": "", "pyproject.toml": ""})
+    monkeypatch.setattr(store, "ROOT", repo)
+    first = store.key_at("HEAD")
+    (repo / "river_forests" / "a.py").write_text('def f():\n    """Twice X."""\n\n    return 2 * X\n\nX = 1  # X\n')
+    _commit(repo)
+    assert store.key_at("HEAD") == store.key_at("HEAD~1") == first
+    (repo / "river_forests" / "a.py").write_text('def f():\n    """Twice X."""\n    return 3 * X\n\nX = 1\n')
+    _commit(repo)
+    assert store.key_at("HEAD") != first
+    (repo / "river_forests" / "a.py").write_text('def f():\n    """Doubles."""\n    return 2 * X  # twice\n\nX = 1\n')
+    _commit(repo)
+    assert store.key_at("HEAD") == first  # the same code again: the same key
+    (repo / "river_forests" / "_core" / "t.pyx").write_text("# the trees\n")  # compiled sources: bytes
+    _commit(repo)
+    assert store.key_at("HEAD") != first
+
+
+def _key(files):
+    return store.code_key(store.code_digests({k: v.encode() for k, v in files.items()}))
+
+
+# A package whose estimator builds its docstring from texts of two modules (as ours do, through
+# ``forest_doc``), with a constant read by the code and by the docs.
+DOCUMENTED = {
+    "river_forests/_doc.py": '''"""Docs."""
+_SHARED_DOC = {"n": """
+    n
+        How many."""}
+
+
+def make_doc(summary, params):
+    """The docstring."""
+    return summary + params + _SHARED_DOC["n"]
+''',
+    "river_forests/model.py": '''from ._doc import make_doc
+
+SCALE = 2.0
+_PARAMS_DOC = """
+    scale
+        Default 2.0: tuned on 12 streams (+3%)."""
+_PARAMS_DOC += f" Scale {SCALE}."
+
+
+class Model:
+    __doc__ = make_doc("A model.", _PARAMS_DOC)
+
+    def __init__(self, scale=SCALE, kind="fast"):
+        self.scale, self.kind = scale, kind
+''',
+    "river_forests/_core/_tree.pyx": "cdef class Tree:\n    pass\n",
+    "setup.py": "from setuptools import setup\n",
+    "pyproject.toml": "[project]\n",
+}
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("river_forests/_doc.py", '"""Docs."""', '"""The docs."""'),
+    ("river_forests/_doc.py", "How many.", "How many trees."),
+    ("river_forests/_doc.py", '"""The docstring."""', '"""The docstring."""  # a comment'),
+    ("river_forests/_doc.py", "    return summary", "    # a comment\n    return summary"),
+    ("river_forests/_doc.py", '+ _SHARED_DOC["n"]', '+ "\\n" + _SHARED_DOC["n"]'),  # code of the docs
+    ("river_forests/model.py", "tuned on 12 streams (+3%).", "tuned on the tuning half."),
+    ("river_forests/model.py", "A model.", "A model of the data."),
+])
+def test_a_documentation_edit_keeps_the_key(path, old, new):
+    edited = dict(DOCUMENTED)
+    assert old in edited[path]
+    edited[path] = edited[path].replace(old, new)
+    assert _key(edited) == _key(DOCUMENTED)
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("river_forests/model.py", "SCALE = 2.0", "SCALE = 2.5"),  # read by the code and the docs
+    ("river_forests/model.py", 'kind="fast"', 'kind="slow"'),  # a string the code reads
+    ("river_forests/model.py", "self.scale, self.kind = scale, kind", "self.kind, self.scale = scale, kind"),
+    ("river_forests/_core/_tree.pyx", "pass", "pass  # a comment"),  # compiled sources: bytes
+    ("setup.py", "\n", "  # build\n"),
+    ("pyproject.toml", "[project]", "[project]\nname = 'x'"),
+])
+def test_a_code_edit_changes_the_key(path, old, new):
+    edited = dict(DOCUMENTED)
+    assert old in edited[path]
+    edited[path] = edited[path].replace(old, new)
+    assert _key(edited) != _key(DOCUMENTED)
+
+
+def test_a_new_or_moved_file_changes_the_key():
+    assert _key(dict(DOCUMENTED, **{"river_forests/empty.py": ""})) != _key(DOCUMENTED)
+    moved = dict(DOCUMENTED)
+    moved["river_forests/model2.py"] = moved.pop("river_forests/model.py")
+    assert _key(moved) != _key(DOCUMENTED)
+
+
+def _trees(files):
+    import ast
+
+    return {p: ast.parse(t) for p, t in files.items() if p.startswith("river_forests/") and p.endswith(".py")}
+
+
+def test_documentation_is_only_what_nothing_but_documentation_reads():
+    assert store._strip_docs(_trees(DOCUMENTED)) == {
+        ("river_forests/_doc.py", "_SHARED_DOC"), ("river_forests/_doc.py", "make_doc"),
+        ("river_forests/model.py", "_PARAMS_DOC")}
+    # a text some code reads (here, a check) is code
+    read = dict(DOCUMENTED)
+    read["river_forests/model.py"] += "\n\ndef check():\n    return 'scale' in _PARAMS_DOC\n"
+    assert ("river_forests/model.py", "_PARAMS_DOC") not in store._strip_docs(_trees(read))
+
+
+def test_the_key_of_this_checkout_is_the_same_in_every_process():
+    """Sets and hashing of strings vary between processes (PYTHONHASHSEED): never the key."""
+    code = "from benchmarks import store; print(store.key_at('HEAD'))"
+    keys = {subprocess.run([sys.executable, "-c", code], cwd=store.ROOT, capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONHASHSEED=seed), check=True).stdout.strip()
+            for seed in ("1", "2")}
+    assert len(keys) == 1 and re.fullmatch(r"ours-[0-9a-f]{12}", keys.pop())
 
 
 def test_the_runner_runs_two_small_streams_end_to_end_and_resumes(tmp_store, capsys):
@@ -296,3 +438,51 @@ def test_the_long_streams_have_their_own_section_with_checkpoints_and_the_last_t
     assert "| river ARF | 0.850 | 0.850 | 0.850 | 0.850 | 0.850 |" in text
     # a long stream is never in the short streams' ranks (where only four peers run)
     assert "sea-long (no" not in text
+
+
+def test_prune_keeps_the_versions_pages_quote_and_deletes_the_rest(tmp_store, monkeypatch, capsys):
+    from benchmarks import __main__ as cli
+
+    # a page committed and then removed from the working tree still counts, as one not committed yet
+    root = _git_repo(tmp_store, {"docs/z.md": "numbers of ours-777777777777"})
+    (root / "docs" / "z.md").unlink()
+    for page, text in {"benchmarks/results/report/full.md": "code version `ours-aaaaaaaaaaaa`",
+                       "benchmarks/results/experiments/x.md": "at ours-bbbbbbbbbbbb, commit 1",
+                       "docs/forests/y.md": "the run at ours-999999999999"}.items():
+        (root / page).parent.mkdir(parents=True, exist_ok=True)
+        (root / page).write_text(text)
+    monkeypatch.setattr(store, "ROOT", root)
+    monkeypatch.setattr(store, "key_at", lambda rev="HEAD": "ours-ffffffffffff")
+    kept, deleted = [], []
+    for stream, model, family, version, when, keep in [
+        ("iris", "MondrianForest", "ours", "ours-aaaaaaaaaaaa", "2026-01-01", True),  # quoted
+        ("iris", "MondrianForest", "ours", "ours-dddddddddddd", "2026-01-02", False),  # quoted nowhere
+        ("iris", "MondrianForest", "ours", "dirty-eeeeeeeeeeee", "2026-01-03", False),
+        ("iris", "MondrianForest", "ours", "ours-ffffffffffff", "2026-01-04", True),  # the code at HEAD
+        ("iris", "XForest", "ours", "ours-999999999999", "2026-01-01", True),  # quoted by a docs page
+        ("iris", "XForest", "ours", "ours-777777777777", "2026-01-01", True),  # by a committed page
+        ("iris", "river ARF", "river", "river-0.26.0", "2026-01-01", False),  # an older library's
+        ("iris", "river ARF", "river", "river-0.26.1", "2026-01-02", True),
+        ("wine", "river ARF", "river", "river-0.26.0", "2026-01-01", True),  # the only one of its place
+    ]:
+        p = store.path("full", stream, model, version, "clf")
+        store.save(_record(model, family, version, 0.5, stream=stream, recorded=when), p)
+        (kept if keep else deleted).append(p)
+    # a record moved from the old key, quoted by it
+    moved = dict(_record("XForest", "ours", "ours-cccccccccccc", 0.5))
+    moved["version"]["old_key"] = "ours-bbbbbbbbbbbb"
+    store.save(moved, store.path("experiment-x", "experiment", "k", "ours-cccccccccccc"))
+    kept.append(store.path("experiment-x", "experiment", "k", "ours-cccccccccccc"))
+    lonely = store.path("quick", "iris", "MondrianForest", "ours-dddddddddddd", "clf")
+    store.save(_record("MondrianForest", "ours", "ours-dddddddddddd", 0.5), lonely)
+    deleted.append(lonely)
+
+    assert cli.main(["prune"]) == 0  # a dry run
+    out = capsys.readouterr().out
+    assert "4 of 11 records to delete" in out and "a dry run" in out
+    assert "ours-cccccccccccc (was ours-bbbbbbbbbbbb)" in out and "x.md" in out
+    assert all(p.exists() for p in kept + deleted)
+    assert cli.main(["prune", "--apply"]) == 0
+    assert all(p.exists() for p in kept) and not any(p.exists() for p in deleted)
+    assert not (store.STORE / "quick").exists()  # folders left empty go too
+    assert store.prune_plan()[1] == []
