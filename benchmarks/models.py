@@ -86,8 +86,10 @@ def _ours():
             name = short_name(cls_name) + tag
             config = f"{cls_name}(n_estimators={TREES}, seed={SEED}, **{params!r})"
             _add(name, "ours", task, _our_factory(cls, params), config)
-            _add(name + " + ADWIN", "ours", task, _our_factory(cls, params, detectors=True),
-                 config + " + ADWIN(0.001)", drifting_only=True)
+            # a forest whose defaults watch for drift already has no "+ ADWIN" row
+            if cls._defaults.get("drift_detector") is None:
+                _add(name + " + ADWIN", "ours", task, _our_factory(cls, params, detectors=True),
+                     config + " + ADWIN(0.001)", drifting_only=True)
 
 
 def _our_factory(cls, params, detectors=False):

@@ -109,6 +109,23 @@ SHARED_DEFAULTS = {
 CLASSIFIER_ONLY = ("aggregation",)
 REGRESSOR_ONLY = ("confidence_level",)
 
+#: detectors named by a string (a parameter's default must not be a shared object)
+DETECTORS = {"ADWIN": "river.drift.ADWIN(delta=0.001)"}
+
+
+def detector_of(value):
+    """The detector a ``drift_detector`` or ``warning_detector`` value stands for: a name of
+    `DETECTORS` gives a fresh detector, anything else is itself."""
+    if isinstance(value, str):
+        if value == "ADWIN":
+            from river import drift
+
+            return drift.ADWIN(delta=0.001)
+        raise ValueError(f"a detector named by a string must be one of {sorted(DETECTORS)}, "
+                         f"got {value!r}")
+    return value
+
+
 #: `background_swap` values -> codes of `_core/_forest.pxd`
 SWAP_RULES = {"at_drift": 0, "when_better": 1}
 
@@ -343,7 +360,14 @@ _SHARED_DOC = {
         flags falls, which a learning tree's error makes and which are ignored); what follows
         is ``background_swap``'s. river's ``drift.ADWIN`` runs compiled inside the forest's
         loop (the same detections, no Python call per tree and sample); another detector is
-        called from it. None (default): the paper's algorithm, no adaptation.
+        called from it. ``"ADWIN"`` names ``river.drift.ADWIN(delta=0.001)`` (a string, so
+        that the default is not a shared object): the default of the Mondrian, purely
+        random, BSP and XForest classifiers, chosen on the benchmark's tuning half with its
+        long streams (``python -m benchmarks experiment forgetting``): a forest that learned
+        a region of the input space early otherwise keeps its partition and counts there
+        when the rows move on (rows sorted by place or time). None: the paper's algorithm,
+        no adaptation (the default of the stream-partitioning classifier and of every
+        regressor).
         ``drifts_per_tree``, ``swaps_per_tree`` and ``drift_log`` report what happened. With
         a detector, ``learn_many`` learns its rows one at a time in one compiled loop (each
         tree's error on a row comes before it learns the row, and a replacement takes effect
@@ -495,10 +519,17 @@ class BaseForest(base.Estimator, abc.ABC):
         for name, det in (("drift_detector", drift_detector), ("warning_detector", warning_detector)):
             if det is None:
                 continue
+            if isinstance(det, str):
+                if det not in DETECTORS:
+                    raise ValueError(f"{name} must be None, {' or '.join(map(repr, DETECTORS))} "
+                                     f"or a river drift detector (e.g. river.drift.ADWIN()), "
+                                     f"got {det!r}")
+                det = detector_of(det)
             binary = isinstance(det, base.BinaryDriftDetector)
             if not (isinstance(det, base.DriftDetector) or binary):
-                raise ValueError(f"{name} must be None or a river drift detector (e.g. "
-                                 f"river.drift.ADWIN()), got {det!r}")
+                raise ValueError(f"{name} must be None, {' or '.join(map(repr, DETECTORS))} "
+                                 "or a river drift detector (e.g. river.drift.ADWIN()), got "
+                                 f"{det!r}")
             if binary and self._task != TASK_CLASSIFICATION:
                 raise ValueError(f"{name}: a binary detector ({type(det).__name__}) watches 0/1 "
                                  "errors; a regressor's error is real, use e.g. drift.ADWIN()")
@@ -573,7 +604,7 @@ class BaseForest(base.Estimator, abc.ABC):
     def _reset_detectors(self):
         """A fresh copy of each detector for each tree, and empty reports (in the core, which
         runs them in its per-sample loop)."""
-        self._core.set_watch(self.drift_detector, self.warning_detector,
+        self._core.set_watch(detector_of(self.drift_detector), detector_of(self.warning_detector),
                              SWAP_RULES[self.background_swap], self.DRIFT_LOG)
 
     @property

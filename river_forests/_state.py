@@ -341,7 +341,10 @@ def _build(state: dict, borrow: bool = False):
             raise ModelFileError("the detectors' templates must be a pair")
         watch["templates"] = tuple(_from_spec(d) for d in templates)
         # each detector of the class the parameters name (the templates: those parameters)
-        kinds = [type(params.get("drift_detector")), type(params.get("warning_detector"))]
+        from ._forest import detector_of
+
+        kinds = [type(detector_of(params.get("drift_detector"))),
+                 type(detector_of(params.get("warning_detector")))]
         if [type(d) for d in watch["templates"]] != kinds:
             raise ModelFileError("the detectors' templates are not drift_detector and "
                                  "warning_detector")

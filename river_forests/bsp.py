@@ -114,7 +114,7 @@ _REFERENCE = """
 
 
 class BSPForestClassifier(_BSPParams, ForestClassifier):
-    _defaults = {"smoothing": 0.5, "memory_budget": "64MB"}
+    _defaults = {"smoothing": 0.5, "memory_budget": "64MB", "drift_detector": "ADWIN"}
     _budget_margin = 0.03
 
     __doc__ = forest_doc(

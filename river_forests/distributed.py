@@ -38,7 +38,7 @@ from ._merge import forest_of, merge
 
 __all__ = ["learn", "tree_groups", "default_groups"]
 
-SPLITS = ("trees", "partitions")
+SPLITS = ("auto", "trees", "partitions")
 
 #: `tree_seed` index of partition p's sub-forest seed: -PARTITION_SEED - p (apart from the
 #: trees' (>= 0), the forest's generator (-1), background trees (-2, -3, ...) would need
@@ -58,7 +58,14 @@ def _imports():
     return dask, dd, distributed
 
 
-def learn(model, X, y, split: str = "trees", *, mix: bool = True, groups: int | None = None,
+def _trees_depend(model) -> bool:
+    """Whether the forest's trees learn together: XForest's swaps compare all its trees after
+    each batch, and a drift detector's replacement is seeded by the forest's count of
+    replacements so far."""
+    return type(model)._after_batch is not None or model.drift_detector is not None
+
+
+def learn(model, X, y, split: str = "auto", *, mix: bool = True, groups: int | None = None,
           trees_per_partition: int | None = None, client=None, progress: bool = False,
           retries: int = 0):
     """Train `model` on a Dask DataFrame `X` and Series `y` on the current Dask client, and
@@ -74,7 +81,11 @@ def learn(model, X, y, split: str = "trees", *, mix: bool = True, groups: int | 
         A ``dask.dataframe.Series`` of targets with the same partitions as `X`: partition p
         of `y` labels the rows of partition p of `X` (same length, same index).
     split
-        ``"trees"`` (default): the trees are shared out in groups, one per thread of the
+        ``"auto"`` (default): ``"trees"`` for a forest whose trees learn apart from each
+        other, else ``"partitions"`` (XForest, and a forest with a drift detector: the
+        Mondrian, purely random, BSP and XForest classifiers at their defaults; pass
+        ``drift_detector=None`` for the exact ``"trees"`` split).
+        ``"trees"``: the trees are shared out in groups, one per thread of the
         cluster's workers (`tree_groups`), and each group learns every partition in order,
         in one thread. The result is
         exactly the forest ``model.learn_many`` over the partitions in order gives:
@@ -145,13 +156,14 @@ def learn(model, X, y, split: str = "trees", *, mix: bool = True, groups: int | 
 
     >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
     ...                   dashboard_address=None) as cluster, Client(cluster):
-    ...     forest = rfd.learn(MondrianForestClassifier(n_estimators=4, seed=1), X, y)
+    ...     # split="auto" (the default): "trees", exact, for trees that learn apart
+    ...     forest = rfd.learn(MondrianForestClassifier(n_estimators=4, seed=1, drift_detector=None), X, y)
     ...     mixed = rfd.learn(MondrianForestClassifier(n_estimators=4, seed=1), X, y,
     ...                       split="partitions")  # 2 groups of 2 trees, each half of every partition
     ...     again = rfd.learn(MondrianForestClassifier(n_estimators=4, seed=1), X, y,
     ...                       split="partitions")
 
-    >>> sequential = MondrianForestClassifier(n_estimators=4, seed=1)
+    >>> sequential = MondrianForestClassifier(n_estimators=4, seed=1, drift_detector=None)
     >>> for p in range(4):
     ...     sequential.learn_many(X.partitions[p].compute(), y.partitions[p].compute())
     >>> test = data[1000:]
@@ -169,7 +181,9 @@ def learn(model, X, y, split: str = "trees", *, mix: bool = True, groups: int | 
     if not isinstance(model, BaseForest):
         raise TypeError(f"model must be a river_forests forest, got {type(model).__name__}")
     if split not in SPLITS:
-        raise ValueError(f"split must be 'trees' or 'partitions', got {split!r}")
+        raise ValueError(f"split must be 'auto', 'trees' or 'partitions', got {split!r}")
+    if split == "auto":
+        split = "partitions" if _trees_depend(model) else "trees"
     if not isinstance(X, dd.DataFrame):
         raise TypeError(f"X must be a dask DataFrame, got {type(X).__name__}")
     if not isinstance(y, dd.Series):
@@ -191,8 +205,7 @@ def learn(model, X, y, split: str = "trees", *, mix: bool = True, groups: int | 
                          "each partition is a group)")
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"retries must be an int >= 0, got {retries!r}")
-    if split == "trees" and (type(model)._after_batch is not None
-                             or model.drift_detector is not None):
+    if split == "trees" and _trees_depend(model):
         raise ValueError(
             f"split='trees' needs trees that learn apart from each other; {type(model).__name__}"
             + (" replaces trees on drifts (drift_detector)" if model.drift_detector is not None

@@ -122,6 +122,7 @@ _ALGO_DOC = """
 
 
 class MondrianForestClassifier(_MondrianParams, ForestClassifier):
+    _defaults = {"drift_detector": "ADWIN"}
     __doc__ = forest_doc(
         "Mondrian forest classifier with a growing lifetime (Mourtada et al., 2017).",
         _ALGO_DOC,

@@ -114,6 +114,7 @@ _REFERENCES = """
 
 
 class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
+    _defaults = {"drift_detector": "ADWIN"}
     __doc__ = forest_doc(
         "Purely random forest classifier (Biau, Devroye & Lugosi, 2008), online.",
         _ALGO_DOC,

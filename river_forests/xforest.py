@@ -314,7 +314,7 @@ class _XForestParams:
 
 
 class XForestClassifier(_XForestParams, ForestClassifier):
-    _defaults = {"smoothing": 0.5, "features_per_tree": 256}
+    _defaults = {"smoothing": 0.5, "features_per_tree": 256, "drift_detector": "ADWIN"}
 
     __doc__ = forest_doc(
         "The extremely simple streaming forest, XForest (Xu et al.), mini-batch first.",

@@ -51,11 +51,20 @@ def _peak(model, data, every=50):
     return max(peak, model._raw_memory_usage)
 
 
+#: XForest's learn_one buffer holds `batch_size` rows as wide as the registry, whatever the
+#: budget: 100 rows of 300 features take 490 KB of a 300 KB budget (531 KB at the peak, with
+#: or without a detector; the check every 50 rows used to miss it). The buffer should flush
+#: early when its rows would not fit (issue 49: wide rows)
+_WIDE_BUFFER = pytest.mark.xfail(strict=True, reason="XForest's row buffer is not bounded by the budget on wide rows")
+
+
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
 @pytest.mark.parametrize("n_features, n_classes", [(3, 2), (40, 10), (300, 3)])
-def test_the_budget_is_never_exceeded(cls, n_features, n_classes):
+def test_the_budget_is_never_exceeded(cls, n_features, n_classes, request):
+    if n_features == 300 and batch_native(cls):
+        request.applymarker(_WIDE_BUFFER)
     model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
-    assert _peak(model, rbf(2500, n_features, n_classes)) <= BUDGET
+    assert _peak(model, rbf(2500, n_features, n_classes), every=1) <= BUDGET
 
 
 @pytest.mark.parametrize("cls", [c for c in CLASSIFIERS if not c.__name__.startswith("BSP")],
@@ -77,7 +86,8 @@ def test_a_regressor_stays_within_it(cls):
 @pytest.mark.parametrize("cls", sorted(FILLS, key=lambda c: c.__name__), ids=lambda c: c.__name__)
 def test_a_full_forest_measures_its_budget_within_ten_percent(cls):
     data = rbf(4000, 20, 5) if cls in CLASSIFIERS else friedman(4000)
-    model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
+    # without a detector: one keeps room for background trees and its drift log
+    model = cls(n_estimators=3, seed=1, memory_budget=BUDGET, drift_detector=None)
     _peak(model, data)
     assert 0.9 * BUDGET <= model._raw_memory_usage <= BUDGET
     assert model.memory_bytes == model._raw_memory_usage
@@ -100,12 +110,12 @@ def test_every_forest_uses_most_of_a_budget_it_outgrows(cls):
         # of 100 (the regressor's 500 keep 500 rows' room in the budget for learn_one's buffer,
         # empty at the end of this stream)
         model = cls(n_estimators=3, seed=1, memory_budget=BUDGET, n_swaps=0, min_samples_split=2,
-                    batch_size=100)
+                    batch_size=100, drift_detector=None)
     else:
         # the stream-partitioning forest's Gaussian fringe is small: more splits to fill it
         n = 8000 if cls is river_forests.StreamPartitionForestClassifier else 4000
         data = rbf(n, 20, 5) if cls in CLASSIFIERS else friedman(n)
-        model = cls(n_estimators=3, seed=1, memory_budget=BUDGET)
+        model = cls(n_estimators=3, seed=1, memory_budget=BUDGET, drift_detector=None)
     _peak(model, data)
     assert 0.7 * BUDGET <= model._raw_memory_usage <= BUDGET
 
@@ -113,7 +123,7 @@ def test_every_forest_uses_most_of_a_budget_it_outgrows(cls):
 def test_a_larger_budget_gives_more_nodes():
     cls = river_forests.MondrianForestClassifier
     data = rbf(3000, 10, 5)
-    small, large = cls(seed=1, memory_budget="200KB"), cls(seed=1, memory_budget="800KB")
+    small, large = (cls(seed=1, memory_budget=b, drift_detector=None) for b in ("200KB", "800KB"))
     for x, y in data:
         small.learn_one(x, y)
         large.learn_one(x, y)
@@ -123,7 +133,7 @@ def test_a_larger_budget_gives_more_nodes():
 def test_a_pickled_forest_keeps_its_budget_and_resumes_identically():
     cls = river_forests.MondrianForestClassifier
     data = rbf(3000, 10, 5)
-    model = cls(seed=1, memory_budget="200KB")
+    model = cls(seed=1, memory_budget="200KB", drift_detector=None)
     for x, y in data[:1500]:
         model.learn_one(x, y)
     copy = pickle.loads(pickle.dumps(model))

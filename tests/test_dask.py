@@ -62,11 +62,11 @@ SPLITTABLE = [c for c in ESTIMATORS if c._after_batch is None]
 def test_split_trees_is_the_sequential_forest(client, cls):
     X, y = _frames(classifier=is_classifier(cls))
     Xd, yd = dd.from_pandas(X[:1000], npartitions=3), dd.from_pandas(y[:1000], npartitions=3)
-    model = cls(**shared(cls, n_estimators=5, seed=3))
+    model = cls(**shared(cls, n_estimators=5, seed=3, drift_detector=None))
     snapshot = pickle.dumps(model)
     forest = rfd.learn(model, Xd, yd, split="trees")
     assert pickle.dumps(model) == snapshot  # the model passed in is not changed
-    sequential = _sequential(cls(**shared(cls, n_estimators=5, seed=3)), Xd, yd)
+    sequential = _sequential(cls(**shared(cls, n_estimators=5, seed=3, drift_detector=None)), Xd, yd)
     np.testing.assert_array_equal(_predictions(forest, X[1000:]), _predictions(sequential, X[1000:]))
     for mine, theirs in zip(forest.trees, sequential.trees):
         assert mine.node_count == theirs.node_count
@@ -81,10 +81,10 @@ def test_string_columns_are_categories_on_every_worker(client):
     X = X.assign(colour=np.where(y == 1, "red", "blue"), kind=pd.Categorical(["a", "b"] * 600))
     Xd, yd = dd.from_pandas(X[:1000], npartitions=3), dd.from_pandas(y[:1000], npartitions=3)
     M = river_forests.MondrianForestClassifier
-    forest = rfd.learn(M(n_estimators=4, seed=3), Xd, yd, split="trees")
-    sequential = _sequential(M(n_estimators=4, seed=3), Xd, yd)
+    forest = rfd.learn(M(n_estimators=4, seed=3, drift_detector=None), Xd, yd, split="trees")
+    sequential = _sequential(M(n_estimators=4, seed=3, drift_detector=None), Xd, yd)
     np.testing.assert_array_equal(_predictions(forest, X[1000:]), _predictions(sequential, X[1000:]))
-    parts = rfd.learn(M(n_estimators=4, seed=3), Xd, yd, split="partitions")
+    parts = rfd.learn(M(n_estimators=4, seed=3, drift_detector=None), Xd, yd, split="partitions")
     assert (parts.predict_many(X[1000:]) == y[1000:]).mean() > 0.95  # colour gives the label
 
 
@@ -94,7 +94,7 @@ def test_split_trees_from_a_trained_model_continues_it(client, n_estimators):
     before, and goes on from there."""
     cls = river_forests.MondrianForestClassifier
     X, y = _frames(n=1500)
-    model = cls(n_estimators=n_estimators, seed=4)
+    model = cls(n_estimators=n_estimators, seed=4, drift_detector=None)
     model.learn_many(X[:300], y[:300])
     Xd, yd = dd.from_pandas(X[300:1300], npartitions=4), dd.from_pandas(y[300:1300], npartitions=4)
     forest = rfd.learn(model, Xd, yd)
@@ -123,6 +123,12 @@ def test_split_trees_refuses_forests_whose_trees_do_not_learn_apart(client):
     with pytest.raises(ValueError, match="drift_detector"):
         rfd.learn(river_forests.MondrianForestClassifier(n_estimators=2, drift_detector=drift.ADWIN()),
                   Xd, yd, split="trees")
+    # split="auto" (the default) takes the partitions for them: the classifiers' defaults
+    # watch for drift
+    auto = rfd.learn(river_forests.MondrianForestClassifier(n_estimators=2, seed=1), Xd, yd)
+    assert auto.n_estimators == 2 and all(t.samples_seen > 0 for t in auto.trees)
+    with pytest.raises(ValueError, match="drift_detector"):
+        rfd.learn(river_forests.MondrianForestClassifier(n_estimators=2), Xd, yd, split="trees")
     # both train with split="partitions"
     forest = rfd.learn(river_forests.XForestClassifier(n_estimators=2, batch_size=50), Xd, yd,
                        split="partitions")
@@ -215,9 +221,9 @@ def test_split_partitions_on_ordered_partitions_is_close_to_the_sequential_fores
     Xd = dd.from_pandas(X, npartitions=6, sort=False)
     yd = dd.from_pandas(y, npartitions=6, sort=False)
     lengths = [len(Xd.partitions[p].compute()) for p in range(6)]
-    sequential = _sequential(cls(n_estimators=6, seed=7), Xd, yd)
-    mixed = rfd.learn(cls(n_estimators=6, seed=7), Xd, yd, split="partitions")
-    apart = rfd.learn(cls(n_estimators=6, seed=7), Xd, yd, split="partitions", mix=False)
+    sequential = _sequential(cls(n_estimators=6, seed=7, drift_detector=None), Xd, yd)
+    mixed = rfd.learn(cls(n_estimators=6, seed=7, drift_detector=None), Xd, yd, split="partitions")
+    apart = rfd.learn(cls(n_estimators=6, seed=7, drift_detector=None), Xd, yd, split="partitions", mix=False)
 
     def accuracy(forest):
         return (forest.predict_many(test).to_numpy() == truth.to_numpy()).mean()
@@ -301,9 +307,9 @@ def test_a_worker_dying_mid_run_changes_nothing(client, tmp_path):
     lost; every task is pure, so the forest is still exactly the sequential one."""
     Xd, yd = _flaky_frame(tmp_path, "die")
     cls = river_forests.MondrianForestClassifier
-    forest = rfd.learn(cls(n_estimators=4, seed=2), Xd, yd)
+    forest = rfd.learn(cls(n_estimators=4, seed=2, drift_detector=None), Xd, yd)
     assert os.path.exists(tmp_path / "die.marker")
-    _assert_is_the_flaky_frames_sequential_forest(forest, cls(n_estimators=4, seed=2))
+    _assert_is_the_flaky_frames_sequential_forest(forest, cls(n_estimators=4, seed=2, drift_detector=None))
 
 
 def test_a_task_that_raises_fails_the_run_or_is_retried(client, tmp_path):
@@ -312,7 +318,7 @@ def test_a_task_that_raises_fails_the_run_or_is_retried(client, tmp_path):
     sequential one. (Each run reads through its own marker, so its tasks' keys are new: a
     key that erred in a run whose futures are still held stays erred.)"""
     cls = river_forests.MondrianForestClassifier
-    model = cls(n_estimators=3, seed=2)
+    model = cls(n_estimators=3, seed=2, drift_detector=None)
     snapshot = pickle.dumps(model)
     (tmp_path / "first").mkdir()
     (tmp_path / "second").mkdir()
@@ -323,13 +329,14 @@ def test_a_task_that_raises_fails_the_run_or_is_retried(client, tmp_path):
     Xd, yd = _flaky_frame(tmp_path / "second", "raise")
     forest = rfd.learn(model, Xd, yd, retries=1)
     assert os.path.exists(tmp_path / "second" / "raise.marker")
-    _assert_is_the_flaky_frames_sequential_forest(forest, cls(n_estimators=3, seed=2))
+    _assert_is_the_flaky_frames_sequential_forest(forest, cls(n_estimators=3, seed=2, drift_detector=None))
 
 
 def test_progress_bar(client, capsys):
     X, y = _frames(n=300)
     Xd, yd = dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2)
-    rfd.learn(river_forests.MondrianForestClassifier(n_estimators=2, seed=1), Xd, yd, progress=True)
+    rfd.learn(river_forests.MondrianForestClassifier(n_estimators=2, seed=1, drift_detector=None), Xd, yd,
+              progress=True)
     out = capsys.readouterr()
     assert "100%" in out.out + out.err
 
@@ -339,49 +346,49 @@ def test_bad_inputs_fail_clearly(client, monkeypatch):
     X, y = _frames(n=300)
     Xd, yd = dd.from_pandas(X, npartitions=3), dd.from_pandas(y, npartitions=3)
     with pytest.raises(ValueError, match="split"):
-        rfd.learn(M(), Xd, yd, split="rows")
+        rfd.learn(M(drift_detector=None), Xd, yd, split="rows")
     with pytest.raises(TypeError, match="river_forests forest"):
         rfd.learn(object(), Xd, yd)
     with pytest.raises(TypeError, match="dask DataFrame"):
-        rfd.learn(M(), X, yd)
+        rfd.learn(M(drift_detector=None), X, yd)
     with pytest.raises(TypeError, match="dask Series"):
-        rfd.learn(M(), Xd, y)
+        rfd.learn(M(drift_detector=None), Xd, y)
     with pytest.raises(ValueError, match="trees_per_partition"):
-        rfd.learn(M(), Xd, yd, split="partitions", trees_per_partition=0)
+        rfd.learn(M(drift_detector=None), Xd, yd, split="partitions", trees_per_partition=0)
     with pytest.raises(ValueError, match="trees_per_partition"):
-        rfd.learn(M(), Xd, yd, split="trees", trees_per_partition=2)
+        rfd.learn(M(drift_detector=None), Xd, yd, split="trees", trees_per_partition=2)
     with pytest.raises(ValueError, match="retries"):
-        rfd.learn(M(), Xd, yd, retries=-1)
+        rfd.learn(M(drift_detector=None), Xd, yd, retries=-1)
     with pytest.raises(ValueError, match="mix must be True or False"):
-        rfd.learn(M(), Xd, yd, split="partitions", mix="yes")
+        rfd.learn(M(drift_detector=None), Xd, yd, split="partitions", mix="yes")
     with pytest.raises(ValueError, match="mix=False is for split='partitions'"):
-        rfd.learn(M(), Xd, yd, split="trees", mix=False)
+        rfd.learn(M(drift_detector=None), Xd, yd, split="trees", mix=False)
     for bad in (0, -1, 2.0, True):
         with pytest.raises(ValueError, match="groups must be an int >= 1"):
-            rfd.learn(M(), Xd, yd, split="partitions", groups=bad)
+            rfd.learn(M(drift_detector=None), Xd, yd, split="partitions", groups=bad)
     with pytest.raises(ValueError, match="groups is for split='partitions'"):
-        rfd.learn(M(), Xd, yd, split="trees", groups=2)
+        rfd.learn(M(drift_detector=None), Xd, yd, split="trees", groups=2)
     with pytest.raises(ValueError, match="groups is for split='partitions' with mix=True"):
-        rfd.learn(M(), Xd, yd, split="partitions", mix=False, groups=2)
+        rfd.learn(M(drift_detector=None), Xd, yd, split="partitions", mix=False, groups=2)
     dated = X.assign(when=pd.Timestamp("2020-01-01"))
     with pytest.raises(TypeError, match="when"):
-        rfd.learn(M(), dd.from_pandas(dated, npartitions=3), yd)
+        rfd.learn(M(drift_detector=None), dd.from_pandas(dated, npartitions=3), yd)
     with pytest.raises(ValueError, match="partitions"):
-        rfd.learn(M(), Xd, dd.from_pandas(y, npartitions=2))
+        rfd.learn(M(drift_detector=None), Xd, dd.from_pandas(y, npartitions=2))
     # same number of partitions, known divisions that differ
     shifted = y.copy()
     shifted.index = shifted.index + 50
     with pytest.raises(ValueError, match="aligned"):
-        rfd.learn(M(), Xd, dd.from_pandas(shifted, npartitions=3))
+        rfd.learn(M(drift_detector=None), Xd, dd.from_pandas(shifted, npartitions=3))
     # unknown divisions, partitions of different lengths: the task says which one
     Xu = dd.from_pandas(X, npartitions=3).clear_divisions()
     yu = dd.from_pandas(y[:-10], npartitions=3).clear_divisions()
     with pytest.raises(ValueError, match="partition 0"):
-        rfd.learn(M(), Xu, yu)
+        rfd.learn(M(drift_detector=None), Xu, yu)
     # no client
     def no_client():
         raise ValueError("No global client found")
 
     monkeypatch.setattr(distributed, "get_client", no_client)
     with pytest.raises(ValueError, match="Dask cluster"):
-        rfd.learn(M(), Xd, yd)
+        rfd.learn(M(drift_detector=None), Xd, yd)

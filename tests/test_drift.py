@@ -118,7 +118,7 @@ def make(cls, detectors: dict | None = None, **params):
     extra = {"background_swap": "at_drift"} if detectors else {}
     return cls(**{"n_estimators": 5, "seed": 1, "memory_budget": None,
                   "max_nodes": CAPS.get(cls.__name__, 4095), **NO_SWAPS.get(cls, {}),
-                  **(detectors or {}), **extra, **params})
+                  **(detectors or {"drift_detector": None}), **extra, **params})
 
 
 def loss(cls, prediction, y) -> float:
@@ -654,7 +654,9 @@ def test_bad_detectors_raise_a_value_error_naming_the_parameter(cls):
         with pytest.raises(ValueError, match=r"^warning_detector"):
             cls(drift_detector=drift.ADWIN(), warning_detector=bad)
     with pytest.raises(ValueError, match=r"^warning_detector needs a drift_detector"):
-        cls(warning_detector=drift.ADWIN())
+        cls(drift_detector=None, warning_detector=drift.ADWIN())
+    # "ADWIN" names river's ADWIN(delta=0.001): the default of four classifiers
+    assert cls(drift_detector="ADWIN", n_estimators=2).drifts_per_tree == [0, 0]
     if is_classifier(cls):
         model = cls(drift_detector=binary.DDM(), warning_detector=binary.DDM(drift_threshold=2.0))
         assert model.drifts_per_tree == [0] * model.n_estimators

@@ -149,7 +149,7 @@ def test_old_credits_fade_with_the_halflife():
     one still ranks the old feature first."""
     cls = river_forests.PurelyRandomForestClassifier
     for halflife, first in ((300, "x2"), (10**9, "x0")):
-        model = cls(n_estimators=5, seed=1, importance_halflife=halflife)
+        model = cls(n_estimators=5, seed=1, importance_halflife=halflife, drift_detector=None)
         for x, y, _ in stream(3000, seed=0, informative=("x0",)):
             model.learn_one(x, y)
         for x, y, _ in stream(3000, seed=1, informative=("x2",)):

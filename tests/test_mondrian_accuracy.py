@@ -645,7 +645,8 @@ def test_recycling_keeps_learning_where_a_frozen_tree_cannot():
         data.append(({"x0": x0, "x1": x1}, y))
     scores = {}
     for recycling in (True, False):
-        model = MondrianForestClassifier(n_estimators=5, max_nodes=63, recycling=recycling, seed=0)
+        model = MondrianForestClassifier(n_estimators=5, max_nodes=63, recycling=recycling, seed=0,
+                                         drift_detector=None)
         hits = 0
         for i, (x, y) in enumerate(data):
             if i >= 3000:

@@ -29,7 +29,7 @@ from .conftest import ESTIMATORS, is_classifier, name_of, route, same_state
 #: defaults since 0.3.0 try 60% of the features, learn each batch without a bootstrap and
 #: split nodes of 5 rows or more: `python -m benchmarks experiment few_samples`)
 PAPER_ALGORITHM = dict(max_features="sqrt", bootstrap=True, min_samples_split=2, features_per_tree=64,
-                       kept_rows=0)
+                       kept_rows=0, drift_detector=None)
 
 
 def XForestClassifier(**params):
