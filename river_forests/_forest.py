@@ -109,7 +109,7 @@ SHARED_DEFAULTS = {
 CLASSIFIER_ONLY = ("aggregation",)
 REGRESSOR_ONLY = ("confidence_level",)
 
-#: `background_swap` values -> codes of `_core/_forest.pxd`
+#: `background_swap` values -> codes of `_core/_watch.pxd`
 SWAP_RULES = {"at_drift": 0, "when_better": 1}
 
 #: parameters renamed in 0.2.0, old name -> new name (the changelog lists them); a model
@@ -603,27 +603,27 @@ class BaseForest(base.Estimator, abc.ABC):
     @property
     def drifts_per_tree(self) -> list:
         """Drifts detected by each tree's detector so far."""
-        return list(self._core.drift_counts)
+        return list(self._core.watch.drift_counts)
 
     @property
     def warnings_per_tree(self) -> list:
         """Warnings detected by each tree's warning detector so far (each one started a
         background tree)."""
-        return list(self._core.warning_counts)
+        return list(self._core.watch.warning_counts)
 
     @property
     def swaps_per_tree(self) -> list:
         """Trees put in each tree's place by drift adaptation so far (its background tree, or
         a fresh one): one per drift with ``background_swap="at_drift"``, one per duel won
         with ``"when_better"``."""
-        return list(self._core.swap_counts)
+        return list(self._core.watch.swap_counts)
 
     @property
     def drift_log(self) -> list:
         """(sample, tree) of the last drifts detected (at most `DRIFT_LOG`): the sample's
         position among the samples the detectors watched (1 for the first), and the tree
         whose detector fired."""
-        return list(self._core.drift_log)
+        return list(self._core.watch.drift_log)
 
     def _learn_adaptive(self, x, y) -> None:
         """learn_one with detectors: the core runs them in its loop (a batch-native forest's
