@@ -95,7 +95,6 @@ cdef class ForestCore:
     cdef int _keep_walks(self, Py_ssize_t n_features) except -1
     cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept
-    cdef void _free_intervals(self) noexcept
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1
     cdef bint _fitted(self)
     cdef Py_ssize_t _predict_value(self, dict x) except -1

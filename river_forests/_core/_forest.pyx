@@ -21,9 +21,9 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ._conformal cimport (conformal_get_state, conformal_init, conformal_interval,
-                          conformal_judge, conformal_learn, conformal_nbytes, conformal_release,
-                          conformal_set_state, Conformal)
+from ._conformal cimport (conformal_delete, conformal_from_state, conformal_get_state,
+                          conformal_interval, conformal_intervals, conformal_learn,
+                          conformal_learn_batch, conformal_nbytes, conformal_new, Conformal)
 from ._checks cimport is_int
 from ._features cimport MAX_ABS, FeatureRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
@@ -32,13 +32,12 @@ from ._tree cimport Tree, row_of
 from ._watch cimport SWAP_AT_DRIFT, WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
 
 from ._random import tree_seed
+from ._conformal import check_state as check_calibrator_state
 from ._tree import tree_from_state
 
 #: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
 #: that learns in batches keeps for its detectors
 cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
-#: the interval calibrator's level moves by at most this much per batch (`_learn_batch_rows`)
-cdef double BATCH_GAIN = 0.5
 
 cdef object _NA = pd.NA
 cdef object _NaT = pd.NaT
@@ -157,16 +156,7 @@ def check_snapshot(dict snap):
     if intervals is not None:
         if classifier or not isinstance(intervals, dict):
             raise ValueError("only a regressor has an interval calibrator")
-        reals = ("alpha", "alpha_t", "gamma", "lr", "lr_beta", "b", "beta", "u_mean", "u_count")
-        if not all(isinstance(intervals.get(k), (int, float)) and not isinstance(intervals.get(k), bool)
-                   and math.isfinite(intervals[k]) for k in reals) \
-                or not 0.0 < intervals["alpha"] < 1.0 or not is_int(intervals.get("window"), 1, 2**20) \
-                or not all(is_int(intervals.get(k)) for k in ("n_learned", "n_misses", "n_checked")):
-            raise ValueError("the interval calibrator's settings are out of range")
-        for k in ("scores", "lo", "hi", "h"):
-            a = intervals.get(k)
-            if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1):
-                raise ValueError(f"the interval calibrator's {k!r} must be a float64 array")
+        check_calibrator_state(intervals)
     n_labels = len(labels)
     for t in targets:
         if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) \
@@ -223,7 +213,7 @@ cdef class ForestCore:
         free(self.cache_x)
         free(self.cache_cols)
         free(self.cache_pred)
-        self._free_intervals()
+        conformal_delete(self.conformal)
 
     def __sizeof__(self):
         """The core's own bytes: the object, its scratch rows and the cached prediction (the
@@ -309,7 +299,12 @@ cdef class ForestCore:
 
     def _set_forest_state(self, dict state, bint borrow=False):
         cdef DriftWatch watch = DriftWatch(len(self.trees))
+        cdef Conformal* calibrator = NULL
         watch.set_state(state, borrow, len(self.features.names))
+        if state["intervals"] is not None:
+            if self.classifier:
+                raise ValueError("only a regressor has an interval calibrator")
+            calibrator = conformal_from_state(state["intervals"])
         self.master_seed = state["master_seed"]
         self.n_replaced = state["n_replaced"]
         self.n_batches = state["n_batches"]
@@ -322,13 +317,9 @@ cdef class ForestCore:
                              if t is not None)
         self.budget, self.budget_fixed, self.budget_slots = state["budget"][:3]
         self.background_share = state["background_share"]
-        intervals = state["intervals"]
-        if intervals is not None:
-            self._set_intervals(intervals["alpha"], intervals["gamma"], intervals["window"],
-                                intervals["lr"], intervals["lr_beta"])
-            if self.conformal == NULL:
-                raise ValueError("the interval calibrator's state does not make a calibrator")
-            conformal_set_state(self.conformal, intervals)
+        if calibrator != NULL:
+            conformal_delete(self.conformal)
+            self.conformal = calibrator
         self.rebudget()
 
     # ------------------------------------------------------------------ prediction intervals
@@ -339,31 +330,12 @@ cdef class ForestCore:
         miscoverage `alpha`, or none (`alpha` = 0)."""
         acquire(self.lock)
         try:
-            self._set_intervals(alpha, gamma, window, lr, lr_beta)
+            conformal_delete(self.conformal)
+            self.conformal = NULL
+            if alpha > 0.0 and not self.classifier:
+                self.conformal = conformal_new(alpha, gamma, <int32_t>window, lr, lr_beta)
         finally:
             release(self.lock)
-
-    def _set_intervals(self, double alpha, double gamma, Py_ssize_t window, double lr,
-                       double lr_beta):
-        cdef Conformal* c
-        self._free_intervals()
-        if alpha <= 0.0 or self.classifier:
-            return
-        c = <Conformal*>calloc(1, sizeof(Conformal))
-        if c == NULL:
-            raise MemoryError()
-        try:
-            conformal_init(c, alpha, gamma, <int32_t>window, lr, lr_beta)
-        except MemoryError:
-            free(c)
-            raise
-        self.conformal = c
-
-    cdef void _free_intervals(self) noexcept:
-        if self.conformal != NULL:
-            conformal_release(self.conformal)
-            free(self.conformal)
-            self.conformal = NULL
 
     @property
     def interval_state(self):
@@ -794,8 +766,6 @@ cdef class ForestCore:
         cdef double[:, ::1] ev
         cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
-        cdef int[::1] miss
-        cdef double gamma
         if (self.watch.watching or self.conformal != NULL) and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
         elif self.watch.watching or self.conformal != NULL:
@@ -809,21 +779,10 @@ cdef class ForestCore:
                 known = True
             if self.conformal != NULL and self._fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
-                # before the batch (the batch just predicted, or predicted now), each judged
-                # against the interval the calibrator gave it before the batch (what
-                # `predict_many`, or `predict_one` on a buffered row, returned)
+                # before the batch (the batch just predicted, or predicted now)
                 agg = self.batch_agg if known and self.batch_agg is not None \
                     else self._predict_rows(rows, False)
-                misses = np.empty(rows.shape[0], dtype=np.intc)
-                miss = misses
-                for i in range(rows.shape[0]):
-                    miss[i] = conformal_judge(self.conformal, row_of(rows, i), rows.shape[1],
-                                              targets[i], agg[i, 0], agg[i, 1])
-                # the batch's misses come back together: a step of gamma / n at most each
-                gamma = min(self.conformal.gamma, BATCH_GAIN / rows.shape[0])
-                for i in range(rows.shape[0]):
-                    conformal_learn(self.conformal, row_of(rows, i), rows.shape[1], targets[i],
-                                    agg[i, 0], agg[i, 1], miss[i], gamma)
+                conformal_learn_batch(self.conformal, rows, targets, agg)
             if not self.watch.watching:
                 self._learn_rows(X, y, executor, n_tasks)
             else:
@@ -1138,24 +1097,14 @@ cdef class ForestCore:
         """Regression with intervals: an (n_rows, 4) array of mean, variance, lower and upper
         bounds, every row's interval from the calibrator as it stands (a batch is predicted
         before it is learned)."""
-        cdef Py_ssize_t i
-        cdef double lo, hi
-        cdef double[:, ::1] view
-        cdef const double[:, ::1] X
         acquire(self.lock)
         try:
             if self.conformal == NULL:
                 raise ValueError("this forest has no interval calibrator")
             rows = self.features.place(values, names, False)
-            X = rows
-            out = np.empty((X.shape[0], 4))
+            out = np.empty((rows.shape[0], 4))
             out[:, :2] = self._predict_rows(rows)
-            view = out
-            for i in range(X.shape[0]):
-                conformal_interval(self.conformal, row_of(X, i), X.shape[1], view[i, 0],
-                                   view[i, 1], &lo, &hi)
-                view[i, 2] = lo
-                view[i, 3] = hi
+            conformal_intervals(self.conformal, rows, out)
             return out
         finally:
             release(self.lock)
