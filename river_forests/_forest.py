@@ -540,22 +540,18 @@ class BaseForest(base.Estimator, abc.ABC):
         names and labels arrive (a background tree borrows `_background_share` of its
         tree's share)."""
         core = self._core
-        if self._budget_bytes is None:
-            core.budget = 0
+        if self._budget_bytes is None:  # a new core has none
             return
         trees = sum(sys.getsizeof(t) for t in core.trees)
         fixed = int(self._raw_memory_usage) - trees
         # headroom for what grows with the stream outside the trees and the registries (the
         # core counts those, and a batch forest's buffer): the drift log
         fixed += 72 * self.DRIFT_LOG if self.drift_detector is not None else 0
-        core.budget_fixed = int(fixed + self._budget_margin * self._budget_bytes)
-        core.budget_slots = self.n_estimators
-        core.background_share = self._background_share
-        core.budget = int(self._budget_bytes)
-        core.rebudget()
+        core.set_budget(int(self._budget_bytes), int(fixed + self._budget_margin * self._budget_bytes),
+                        self.n_estimators, self._background_share)
         need = max(sys.getsizeof(t) for t in core.trees)
         if core.tree_bytes < need:
-            least = self._budget_bytes + int((need - core.tree_bytes) * core.budget_slots) + 1
+            least = self._budget_bytes + int((need - core.tree_bytes) * self.n_estimators) + 1
             raise ValueError(f"memory_budget={self.memory_budget!r} is too small for "
                              f"{self.n_estimators} empty trees: give at least {least:,} bytes")
 

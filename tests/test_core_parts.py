@@ -1,5 +1,6 @@
 """The forest core's parts other than the drift watch (`test_watch.py`): the interval
-calibrator (`_core/_conformal.pxd`) checks its own saved state."""
+calibrator (`_core/_conformal.pxd`) and the memory budget (`_core/_budget.pxd`) each check
+their own saved state."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from river.datasets import synth
 
 from river_forests import MondrianForestRegressor, ModelFileError, from_state, to_state
+from river_forests._core._budget import check_state as check_budget_state
 from river_forests._core._conformal import check_state as check_calibrator_state
 
 
@@ -33,6 +35,9 @@ def _damaged_calibrator(intervals, damage):
 
 
 CALIBRATOR_DAMAGES = ["alpha", "window", "scores", "h", "n_misses", "b"]
+BUDGET_DAMAGES = {"too short": {"budget": (1, 2)}, "no slot": {"budget": (10**6, 0, 0.0, 0)},
+                  "bytes not an int": {"budget": (1.5, 0, 1, 0)},
+                  "share above 1": {"background_share": 1.5}}
 
 
 @pytest.mark.parametrize("damage", CALIBRATOR_DAMAGES)
@@ -50,3 +55,16 @@ def test_a_saved_model_with_a_damaged_calibrator_is_a_model_file_error(damage):
     forest["intervals"] = _damaged_calibrator(forest["intervals"], damage)
     with pytest.raises(ModelFileError, match="interval calibrator"):
         from_state(state)
+
+
+@pytest.mark.parametrize("damage", list(BUDGET_DAMAGES))
+def test_the_budget_checks_its_own_state(damage):
+    model = _regressor()
+    state = to_state(model)["core"]["forest"]
+    check_budget_state(state)
+    with pytest.raises(ValueError, match="budget|share"):
+        check_budget_state(dict(state, **BUDGET_DAMAGES[damage]))
+    saved = to_state(model)
+    saved["core"]["forest"].update(BUDGET_DAMAGES[damage])
+    with pytest.raises(ModelFileError):
+        from_state(saved)

@@ -2,6 +2,7 @@
 
 from cpython.pythread cimport PyThread_type_lock
 
+from ._budget cimport Budget
 from ._conformal cimport Conformal
 from ._features cimport FeatureRegistry
 from ._random cimport RNG
@@ -59,21 +60,9 @@ cdef class ForestCore:
     cdef long long batch_version
 
     # --- the memory budget (`rebudget`): the forest's bytes, shared out among its trees ---
-    cdef public long long budget             # bytes the whole forest may take (0: no budget)
-    cdef public long long budget_fixed       # the forest's bytes outside the trees and the
-                                             # registries (set by the Python layer)
-    cdef public double budget_slots          # shares the budget is split into: one per tree
-                                             # (a model of 0.2 with background trees: two)
-    cdef public double background_share      # what a background tree borrows of its tree's
-                                             # share (1: a share of its own, as in 0.2); it
-                                             # gets the whole share when it takes the place
-    cdef readonly long long tree_bytes       # each tree's share now (`Tree.max_bytes`)
-    cdef Py_ssize_t budget_names             # feature names counted in the last share
-    cdef long long name_bytes                # their bytes
-    cdef Py_ssize_t budget_labels            # labels counted in the last share
+    cdef Budget memory                       # its share of each tree (`_budget.pxd`)
 
     cpdef int rebudget(self) except -1
-    cdef long long _background_bytes(self)
     cdef long long _tree_cap(self, Py_ssize_t i)
     cdef int _check_budget(self) except -1
     cdef double _target(self, object y) except? -1.0

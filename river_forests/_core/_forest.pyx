@@ -13,26 +13,28 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.math cimport fabs
 from libc.stdint cimport int32_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp
 
 import math
-import sys
 
 import numpy as np
 import pandas as pd
 
+from ._budget cimport (budget_background_bytes, budget_get_state, budget_init, budget_set_state,
+                       budget_share, budget_stale, budget_tree_bytes)
+from ._checks cimport is_int
 from ._conformal cimport (conformal_delete, conformal_from_state, conformal_get_state,
                           conformal_interval, conformal_intervals, conformal_learn,
                           conformal_learn_batch, conformal_nbytes, conformal_new, Conformal)
-from ._checks cimport is_int
 from ._features cimport MAX_ABS, FeatureRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
 from ._random cimport RNG, rng_seed, rng_uniform
 from ._tree cimport Tree, row_of
 from ._watch cimport SWAP_AT_DRIFT, WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
 
-from ._random import tree_seed
+from ._budget import check_state as check_budget_state
 from ._conformal import check_state as check_calibrator_state
+from ._random import tree_seed
 from ._tree import tree_from_state
 
 #: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
@@ -144,14 +146,7 @@ def check_snapshot(dict snap):
             raise ValueError("a buffered row must be a float64 row of the registry's width")
     if rows and max(len(r) for r in rows) < widest:
         raise ValueError("the buffered rows are narrower than the columns the trees read")
-    budget = forest.get("budget")
-    if not (isinstance(budget, (tuple, list)) and len(budget) >= 3
-            and all(is_int(v, -_I64) for v in budget[:2])
-            and isinstance(budget[2], (int, float)) and 1 <= budget[2] <= 2**31):
-        raise ValueError("the forest's budget must be (bytes, fixed bytes, slots >= 1, ...)")
-    share = forest.get("background_share")
-    if not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
-        raise ValueError("the forest's background share must lie in [0, 1]")
+    check_budget_state(forest)
     intervals = forest.get("intervals")
     if intervals is not None:
         if classifier or not isinstance(intervals, dict):
@@ -202,9 +197,7 @@ cdef class ForestCore:
         self.batch_X = None
         self.batch_pred = None
         self.batch_agg = None
-        self.budget = 0
-        self.budget_slots = max(1, len(trees))
-        self.background_share = 1.0
+        budget_init(&self.memory, len(trees))
 
     def __dealloc__(self):
         free_lock(self.lock)
@@ -286,9 +279,7 @@ cdef class ForestCore:
                 "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
                 "pending_rows": [r.copy() for r in self.pending_rows],
                 "pending_targets": list(self.pending_targets),
-                **self.watch.state(),
-                "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes),
-                "background_share": self.background_share,
+                **self.watch.state(), **budget_get_state(&self.memory),
                 "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
 
     def _set_master_seed(self, object seed):
@@ -315,8 +306,7 @@ cdef class ForestCore:
         self.watch = watch
         self.borrowing = any(t.borrowed is not None for t in self.trees + watch.background
                              if t is not None)
-        self.budget, self.budget_fixed, self.budget_slots = state["budget"][:3]
-        self.background_share = state["background_share"]
+        budget_set_state(&self.memory, state)
         if calibrator != NULL:
             conformal_delete(self.conformal)
             self.conformal = calibrator
@@ -395,7 +385,7 @@ cdef class ForestCore:
         if not 0 <= i < len(self.trees):
             raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
         tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
-        if self.budget > 0:
+        if self.memory.total > 0:
             tree.set_max_bytes(self._tree_cap(i))
         if rows is not None:
             tree.learn_rows(rows, targets)
@@ -416,10 +406,10 @@ cdef class ForestCore:
         `background_share` of tree `i`'s bytes (the tree sheds nodes to lend them) and gives
         them back when it goes, so the forest's bytes stay within the budget, and a forest
         whose detectors start no background tree keeps every tree's whole share."""
-        if self.budget > 0:
+        if self.memory.total > 0:
             tree = self.watch.background[i]
             if tree is not None:
-                tree.set_max_bytes(self._background_bytes())
+                tree.set_max_bytes(budget_background_bytes(&self.memory))
             self.trees[i].set_max_bytes(self._tree_cap(i))
             self.version += 1
         return 0
@@ -431,8 +421,8 @@ cdef class ForestCore:
         if tree is None:
             return self._replace_tree(i, make_tree)
         self.trees[i] = tree
-        if self.budget > 0:  # from a background tree's bytes to a tree's
-            tree.set_max_bytes(self.tree_bytes)
+        if self.memory.total > 0:  # from a background tree's bytes to a tree's
+            tree.set_max_bytes(self.memory.tree_bytes)
         self.n_replaced += 1
         self.version += 1
         return tree
@@ -571,58 +561,55 @@ cdef class ForestCore:
 
     # ------------------------------------------------------------------ the memory budget
 
+    def set_budget(self, long long total, long long fixed, double slots,
+                   double background_share):
+        """Give the forest a budget of `total` bytes (`_budget.pxd`): its `fixed` bytes
+        outside the trees and the registries (measured by the Python layer) come off, the
+        rest is split into `slots` shares, a background tree borrowing `background_share` of
+        its tree's; shared out at once (`rebudget`)."""
+        acquire(self.lock)
+        try:
+            self.memory.total = total
+            self.memory.fixed = fixed
+            self.memory.slots = slots
+            self.memory.background_share = background_share
+            self.rebudget()
+        finally:
+            release(self.lock)
+
+    @property
+    def budget(self):
+        """The bytes the whole forest may take (0: no budget)."""
+        return self.memory.total
+
+    @property
+    def tree_bytes(self):
+        """Each tree's share of the budget now (`Tree.max_bytes`)."""
+        return self.memory.tree_bytes
+
     cpdef int rebudget(self) except -1:
-        """Share the budget out again: what the forest's registries take (names and labels,
-        growing with the stream) and its fixed part come off, the rest is split into
-        `budget_slots` shares: one per tree, `background_share` of one per background tree;
-        a tree over its new share sheds nodes
-        (`Tree.fit_budget`). Run when a name or a label is registered (the caller holds the
-        lock), so the whole forest stays within `budget` bytes."""
-        cdef Py_ssize_t k, n = len(self.features.names)
-        cdef long long share
-        if self.budget <= 0:
+        """Share the budget out again (`budget_share`) and give each tree its cap: a tree
+        over its new share sheds nodes (`Tree.fit_budget`). Run when a name or a label is
+        registered (the caller holds the lock), so the whole forest stays within its
+        budget."""
+        cdef Py_ssize_t k
+        if not budget_share(&self.memory, self.features.names, len(self.labels),
+                            self.watch.watching, self.batch_size):
             return 0
-        if n < self.budget_names:  # a registry rebuilt (a load): count its names again
-            self.budget_names = 0
-            self.name_bytes = 0
-        for k in range(self.budget_names, n):
-            self.name_bytes += sys.getsizeof(self.features.names[k])
-        self.budget_names = n
-        self.budget_labels = len(self.labels)
-        # a function of the registries' contents alone (not of their containers' spare
-        # room), so a loaded forest shares its budget out exactly as the one it copies
-        # (a batch forest's buffer holds up to `batch_size` rows as wide as the registry: an
-        # array each, which river's measure counts as its object, its data, and its data
-        # again (`getsizeof` of an array that owns its data includes it, and river adds
-        # `nbytes`), a float target, and their lists' slots)
-        share = <long long>((self.budget - self.budget_fixed - self.name_bytes
-                             - (56 if self.watch.watching else 48) * n - 160 * self.budget_labels
-                             - self.batch_size * (16 * n + 160)) / self.budget_slots)
-        if share < 1:
-            share = 1
-        self.tree_bytes = share
         self.version += 1  # a tree over its share sheds nodes
         for k in range(len(self.trees)):
             self.trees[k].set_max_bytes(self._tree_cap(k))
         for tree in self.watch.background:
             if tree is not None:
-                tree.set_max_bytes(self._background_bytes())
+                tree.set_max_bytes(budget_background_bytes(&self.memory))
         return 0
 
-    cdef long long _background_bytes(self):
-        """A background tree's bytes: `background_share` of a tree's (at least 1)."""
-        return max(1, <long long>(self.tree_bytes * self.background_share))
-
     cdef long long _tree_cap(self, Py_ssize_t i):
-        """Tree `i`'s bytes: its share, less what its background tree borrows (a background
-        share below 1; a model of 0.2 gave background trees shares of their own)."""
-        if self.background_share < 1.0 and self.watch.background[i] is not None:
-            return max(1, self.tree_bytes - self._background_bytes())
-        return self.tree_bytes
+        """Tree `i`'s bytes: its share, less what its background tree borrows."""
+        return budget_tree_bytes(&self.memory, self.watch.background[i] is not None)
 
     cdef int _check_budget(self) except -1:
-        if self.budget > 0 and (len(self.features.names) != self.budget_names
-                                or len(self.labels) != self.budget_labels):
+        if budget_stale(&self.memory, len(self.features.names), len(self.labels)):
             self.rebudget()
         return 0
 
