@@ -578,24 +578,6 @@ class BaseForest(base.Estimator, abc.ABC):
         without detectors)."""
         return self._tree_factory if self.drift_detector is not None else None
 
-    def _after_watch(self, core, rows, targets) -> None:
-        """The after-batch step of a batch-native forest with detectors (which ran as the batch
-        was learned): the forest's own step (XForest's swaps); a tree it replaces starts
-        afresh with its detectors too: they watched the tree it replaced."""
-        before = list(core.trees)
-        self._after_batch(core, rows, targets)
-        for i, tree in enumerate(core.trees):
-            if tree is not before[i]:
-                core._reset_watch(i)
-
-    @property
-    def _after_step(self):
-        """What runs after each batch: the forest's own step, which resets the detectors of the
-        trees it replaces when the forest adapts to drift."""
-        if self.drift_detector is not None and type(self)._after_batch is not None:
-            return self._after_watch
-        return self._after_batch
-
     @property
     def drifts_per_tree(self) -> list:
         """Drifts detected by each tree's detector so far."""
@@ -627,7 +609,7 @@ class BaseForest(base.Estimator, abc.ABC):
         if self._learn_many_equals_learn_one:
             self._core.learn_one(x, y, make_tree=self._tree_factory)
         else:
-            self._core.learn_one(x, y, after=self._after_step, make_tree=self._tree_factory,
+            self._core.learn_one(x, y, after=self._after_batch, make_tree=self._tree_factory,
                                  **self._threads(self._batch_size()))
 
     #: values of parameters added since 0.1 that reproduce a model pickled before them (the
@@ -692,8 +674,10 @@ class BaseForest(base.Estimator, abc.ABC):
         """Rows `learn_one` buffers before learning them as one batch; 0: learn at once."""
         return 0
 
-    #: the forest's after-batch step, `after(core, rows, targets)`, run under the model's lock
-    #: once each batch is learned (None: nothing); see `ForestCore._learn_batch_rows`
+    #: the forest's after-batch step, `after(step, rows, targets)`, run under the model's lock
+    #: once each batch is learned (None: nothing), `step` a `_core._forest.BatchStep`: what the
+    #: step sees of the forest and may change. A tree it replaces starts afresh with its
+    #: detectors too (`ForestCore._after`).
     _after_batch = None
 
     def _new_core(self) -> ForestCore:
@@ -835,7 +819,7 @@ class BaseForest(base.Estimator, abc.ABC):
         values, names = self._frame(X)
         ys = self._targets(X, y)
         # with detectors, a sequential forest's core learns the rows one at a time, watched
-        self._core.learn_batch(values, names, ys, after=self._after_step, make_tree=self._make,
+        self._core.learn_batch(values, names, ys, after=self._after_batch, make_tree=self._make,
                                **self._threads(len(values)))
 
     def _threads(self, n_rows: int) -> dict:

@@ -16,7 +16,7 @@ import copy
 
 import numpy as np
 
-from ._core._features import _rebuild_registry
+from ._core._features import registry_of
 from ._core._forest import ForestCore
 from ._core._random import tree_seed
 from ._core._tree import TREE_KINDS, tree_from_state
@@ -111,7 +111,7 @@ def merge(forests):
     parts = [copy.deepcopy(f) for f in forests]
     for part in parts:
         if part._core.n_pending:
-            part._core.flush(after=part._after_step, make_tree=part._make)
+            part._core.flush(after=part._after_batch, make_tree=part._make)
 
     # every part as its versioned state (`river_forests._state.to_state`): the merge is
     # made of those states, as a save or a pickle is
@@ -160,17 +160,17 @@ def _decoded(watch: dict) -> dict:
 def forest_of(template, trees, names, labels, state, full_warned=False, resize=False):
     """A forest with `template`'s parameters (``n_estimators`` the number of `trees`) holding
     `trees`, the feature registry `names`, the class `labels` and the forest's own state
-    `state` (`ForestCore._forest_state`'s dict; ``rng=None`` seeds the forest's generator
+    `state` (`ForestCore.forest_state`'s dict; ``rng=None`` seeds the forest's generator
     from the master seed). The detectors of the state's ``"watch"`` (None: fresh ones, if the
     template has any). Each tree keeps the
     state's share of the memory budget: a group of a forest's trees (`resize` False) keeps
     the forest's budget and shares, so its trees grow as they would in the whole forest; a
     merge (`resize`) grows the budget by a share for each tree slot more than the state's."""
     core = ForestCore(list(trees), template._core.classifier, template._core.vote,
-                      _rebuild_registry(names, template.max_width, full_warned), labels,
+                      registry_of(names, template.max_width, full_warned), labels,
                       master_seed=state["master_seed"], batch_size=state["batch_size"])
     if state["rng"] is None:
-        state = dict(state, rng=core._forest_state()["rng"])
+        state = dict(state, rng=core.forest_state()["rng"])
     new = {"n_estimators": len(trees)}
     budget, fixed, slots, share = state.get("budget", (0, 0, 1, 0))[:3] + (
         state.get("budget", (0, 0, 1, 0)) + (0,))[3:4]
@@ -183,7 +183,7 @@ def forest_of(template, trees, names, labels, state, full_warned=False, resize=F
         state = dict(state, budget=(budget, fixed, new_slots, share))
         new["memory_budget"] = int(budget)
     # the budget is shared out before the detectors are set, as for a forest built anew
-    core._set_forest_state(dict(state, watch=None))
+    core.set_forest_state(dict(state, watch=None))
     forest = template.clone(new)
     forest._core = core
     forest._reset_detectors()

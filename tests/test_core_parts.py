@@ -1,17 +1,22 @@
 """The forest core's parts other than the drift watch (`test_watch.py`): the interval
 calibrator (`_core/_conformal.pxd`) and the memory budget (`_core/_budget.pxd`) each check
-their own saved state."""
+their own saved state; the forest's own state goes through public methods (`forest_state`,
+`set_forest_state`), checked before anything changes; and a forest's after-batch step holds
+the forest through a `BatchStep` during that step only."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 from river.datasets import synth
 
-from river_forests import MondrianForestRegressor, ModelFileError, from_state, to_state
+from river_forests import (MondrianForestRegressor, ModelFileError, XForestClassifier,
+                           from_state, to_state)
 from river_forests._core._budget import check_state as check_budget_state
 from river_forests._core._conformal import check_state as check_calibrator_state
 
@@ -68,3 +73,49 @@ def test_the_budget_checks_its_own_state(damage):
     saved["core"]["forest"].update(BUDGET_DAMAGES[damage])
     with pytest.raises(ModelFileError):
         from_state(saved)
+
+
+#: damages of the forest's own keys of its state
+FOREST_DAMAGES = {"rng": {"rng": (0, 0, 0, 0)}, "n_replaced": {"n_replaced": -2},
+                  "pending rows": {"pending_rows": [1.0]}}
+
+
+@pytest.mark.parametrize("damage", CALIBRATOR_DAMAGES + list(BUDGET_DAMAGES) + list(FOREST_DAMAGES))
+def test_a_damaged_forest_state_raises_and_leaves_the_forest_as_it_was(damage):
+    model = _regressor()
+    state = copy.deepcopy(model._core.forest_state())
+    if damage in CALIBRATOR_DAMAGES:
+        state["intervals"] = _damaged_calibrator(state["intervals"], damage)
+    else:
+        state.update({**BUDGET_DAMAGES, **FOREST_DAMAGES}[damage])
+    twin = copy.deepcopy(model)
+    with pytest.raises(ValueError):
+        twin._core.set_forest_state(state)
+    assert _same(twin, model)
+
+
+def test_the_forest_state_round_trips_through_its_public_methods():
+    model = _regressor()
+    state = model._core.forest_state()
+    twin = copy.deepcopy(model)
+    twin._core.set_forest_state(copy.deepcopy(state))
+    assert pickle.dumps(twin._core.forest_state()) == pickle.dumps(state)
+
+
+def test_a_batch_step_holds_the_forest_during_its_step_only():
+    kept = []
+
+    class Spy(XForestClassifier):
+        def _after_batch(self, step, rows, targets):
+            kept.append((step, len(step.trees), step.n_batches, step.n_replaced))
+            super()._after_batch(step, rows, targets)
+
+    model = Spy(n_estimators=3, seed=1, batch_size=20)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((60, 3)), columns=list("abc"))
+    model.learn_many(X, pd.Series(X["a"] > 0.5))
+    assert [k[1:] for k in kept] == [(3, 1, 0)]
+    for call in (lambda s: s.uniform(), lambda s: s.trees,
+                 lambda s: s.replace_tree(0, model._tree_factory)):
+        with pytest.raises(RuntimeError, match="over"):
+            call(kept[0][0])

@@ -100,9 +100,10 @@ def test_a_damaged_watch_state_raises_and_leaves_the_forest_as_it_was(model, dam
     with pytest.raises(ValueError):
         DriftWatch(model.n_estimators).set_state(state)
     with pytest.raises(ValueError):
-        twin._core.set_watch_state(state["watch"]) if damage not in (
-            "background too short", "n_background negative") else twin._core._set_forest_state(
-                dict(twin._core._forest_state(), **state))
+        if damage in ("background too short", "n_background negative"):
+            twin._core.set_forest_state(dict(twin._core.forest_state(), **state))
+        else:
+            twin._core.set_watch_state(state["watch"])
     assert _same(twin, model)
     # and the forest still learns as the untouched one does
     other = copy.deepcopy(model)
@@ -142,3 +143,4 @@ def test_joined_watches_keep_each_trees_detectors_and_the_latest_log(model):
     short = DriftWatch.joined([w, w], [3, 3], 1)
     assert short["log"] == ([joined["log"][0][-1]], 1)
     DriftWatch.check_state({"background": [None] * 6, "n_background": 0, "watch": joined}, 6)
+

@@ -62,6 +62,17 @@ cdef class ForestCore:
     # --- the memory budget (`rebudget`): the forest's bytes, shared out among its trees ---
     cdef Budget memory                       # its share of each tree (`_budget.pxd`)
 
+    cdef int _own(self) except -1
+    cdef dict _forest_state(self)
+    cdef int _set_master_seed(self, object seed) except -1
+    cdef int _set_forest_state(self, dict state, bint borrow) except -1
+    cdef object _replace_tree(self, Py_ssize_t i, object make_tree, object rows=*,
+                              object targets=*)
+    cdef object _start_background(self, Py_ssize_t i, object make_tree)
+    cdef object _swap_in(self, Py_ssize_t i, object make_tree)
+    cdef int _drop_background(self, Py_ssize_t i) except -1
+    cdef int _reset_watch(self, Py_ssize_t i) except -1
+    cdef int _after(self, object after, object X, object y) except -1
     cpdef int rebudget(self) except -1
     cdef long long _tree_cap(self, Py_ssize_t i)
     cdef int _check_budget(self) except -1
@@ -94,3 +105,11 @@ cdef class ForestCore:
                                object after, object make_tree) except -1
     cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
                     object make_tree) except -1
+
+
+
+cdef class BatchStep:
+    cdef ForestCore core                     # the forest, under the lock its batch holds
+    cdef bint open                           # the step is running (else every call raises)
+
+    cdef ForestCore _forest(self)

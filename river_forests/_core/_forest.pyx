@@ -3,6 +3,12 @@
 Python overhead is paid once per sample (one dict walk, one label lookup); the trees are then
 driven through their compiled `learn_sample` / `predict` methods.
 
+The core routes rows through its parts, each owning its state and its checks: the drift
+watch (`_watch.pxd`: detectors, background trees, duels), the interval calibrator
+(`_conformal.pxd`) and the memory budget (`_budget.pxd`). Its saved state
+(`forest_state`) is its own keys and theirs; the Python layer reaches it through public
+methods only, and a forest's after-batch step through a `BatchStep`.
+
 Every public method holds the model's lock (`_lock.pxd`) from start to end, batches included
 (checking the labels, registering features, placing the rows and learning them are one call),
 so one model can be shared by threads: one learning while others predict or pickle it. The
@@ -68,12 +74,13 @@ def core_from_snapshot(dict snap, bint borrow=False):
     """A core restored from `ForestCore.snapshot`'s dict (trees by kind name). Every part is
     checked before anything is built (`check_snapshot`; the trees check their own states):
     a snapshot that does not describe a forest raises ValueError."""
-    from ._features import _rebuild_registry
+    from ._features import registry_of
 
+    cdef ForestCore core
     check_snapshot(snap)
     trees = [tree_from_state(t, borrow, len(snap["names"])) for t in snap["trees"]]
     core = ForestCore(trees, snap["classifier"], snap["vote"],
-                      _rebuild_registry(snap["names"], snap["max_width"], snap["full_warned"]),
+                      registry_of(snap["names"], snap["max_width"], snap["full_warned"]),
                       snap["labels"])
     core._set_forest_state(snap["forest"], borrow)
     return core
@@ -92,8 +99,7 @@ _I64 = 2**63
 def check_snapshot(dict snap):
     """Raise ValueError unless `snap` has the shape of `ForestCore.snapshot`'s dict: what the
     forest's compiled loops index (the trees' columns and classes within the registries, a
-    buffered row within the registry, per-tree lists as long as the trees) is in range. The
-    parts check their own keys (`DriftWatch.check_state`)."""
+    buffered row within the registry, per-tree lists as long as the trees) is in range."""
     trees = snap.get("trees")
     if not isinstance(trees, list) or not trees or not all(isinstance(t, dict) for t in trees):
         raise ValueError("a forest's state needs a list of tree states")
@@ -114,13 +120,23 @@ def check_snapshot(dict snap):
     forest = snap.get("forest")
     if not isinstance(forest, dict):
         raise ValueError("a forest's state needs its own state ('forest')")
+    check_forest_state(forest, trees, classifier, len(names), len(labels))
+
+
+def check_forest_state(dict forest, list trees, bint classifier, Py_ssize_t n_names,
+                       Py_ssize_t n_labels):
+    """Raise ValueError unless `forest` has the shape of `ForestCore.forest_state`'s dict for
+    a forest of the trees `trees` (their states, or dicts of their "task", "n_columns" and
+    "n_values") whose registries hold `n_names` features and `n_labels` labels. Each part
+    checks its own keys (`DriftWatch.check_state`, the interval calibrator's and the budget's
+    `check_state`); every tree's task, columns and classes must be the forest's."""
 
     def check_tree(dict t):
         if t.get("task") != (0 if classifier else 1):
             raise ValueError("a tree's task is not the forest's")
-        if not is_int(t.get("n_columns", 0), 0, len(names) + 1):
+        if not is_int(t.get("n_columns", 0), 0, n_names + 1):
             raise ValueError("a tree considered more columns than the registry holds")
-        if classifier and not is_int(t.get("n_values", 0), 0, len(labels) + 1):
+        if classifier and not is_int(t.get("n_values", 0), 0, n_labels + 1):
             raise ValueError("a tree counts more classes than the forest knows")
 
     DriftWatch.check_state(forest, len(trees), check_tree)
@@ -142,7 +158,7 @@ def check_snapshot(dict snap):
     widest = max([t.get("n_columns", 0) for t in trees] + [0])
     for r in rows:
         if not (isinstance(r, np.ndarray) and r.dtype == np.float64 and r.ndim == 1
-                and len(r) <= len(names)):
+                and len(r) <= n_names):
             raise ValueError("a buffered row must be a float64 row of the registry's width")
     if rows and max(len(r) for r in rows) < widest:
         raise ValueError("the buffered rows are narrower than the columns the trees read")
@@ -152,7 +168,6 @@ def check_snapshot(dict snap):
         if classifier or not isinstance(intervals, dict):
             raise ValueError("only a regressor has an interval calibrator")
         check_calibrator_state(intervals)
-    n_labels = len(labels)
     for t in targets:
         if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) \
                 or (classifier and not (t == int(t) and 0 <= t < n_labels)):
@@ -238,7 +253,7 @@ cdef class ForestCore:
     def __reduce__(self):
         return (core_from_snapshot, (self.snapshot(),))
 
-    def _own(self):
+    cdef int _own(self) except -1:
         """Trees that read a memory-mapped file (`Tree.borrowed`) get memory of their own
         before anything changes them: each is replaced by a tree loaded from its state, as a
         load without mapping would have made it (lock held)."""
@@ -250,6 +265,7 @@ cdef class ForestCore:
         self.borrowing = False
         self.version += 1
         self.rebudget()
+        return 0
 
     @property
     def borrows(self):
@@ -272,8 +288,17 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    def _forest_state(self):
-        """The forest's own state: seeds, counters, generator, buffered rows (lock held)."""
+    def forest_state(self):
+        """The forest's own state as plain data, taken under the lock: seeds, counters, its
+        generator, buffered rows, and its parts' keys (the drift watch's, `DriftWatch.state`;
+        the budget; the interval calibrator's). `set_forest_state` restores it."""
+        acquire(self.lock)
+        try:
+            return self._forest_state()
+        finally:
+            release(self.lock)
+
+    cdef dict _forest_state(self):
         return {"master_seed": self.master_seed, "n_replaced": self.n_replaced,
                 "n_batches": self.n_batches, "batch_size": self.batch_size,
                 "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
@@ -282,13 +307,29 @@ cdef class ForestCore:
                 **self.watch.state(), **budget_get_state(&self.memory),
                 "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
 
-    def _set_master_seed(self, object seed):
+    cdef int _set_master_seed(self, object seed) except -1:
         """Set the master seed (None: not known yet, for a core pickled before it existed; the
         forest sets it when it loads) and seed the forest's generator from it."""
         self.master_seed = None if seed is None else int(seed)
         rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
+        return 0
 
-    def _set_forest_state(self, dict state, bint borrow=False):
+    def set_forest_state(self, dict state):
+        """Restore `forest_state`'s dict (a merge's, or a forest's given other trees: the
+        background trees must then be None and the detectors' state None or theirs). It is
+        checked first against the forest's trees and registries: a state that does not
+        describe this forest raises ValueError and leaves it as it was."""
+        acquire(self.lock)
+        try:
+            check_forest_state(state, [{"task": (<Tree>t).task, "n_columns": (<Tree>t).n_columns,
+                                        "n_values": (<Tree>t).n_values} for t in self.trees],
+                               self.classifier, len(self.features.names), len(self.labels))
+            self._set_forest_state(state, False)
+            self.version += 1
+        finally:
+            release(self.lock)
+
+    cdef int _set_forest_state(self, dict state, bint borrow) except -1:
         cdef DriftWatch watch = DriftWatch(len(self.trees))
         cdef Conformal* calibrator = NULL
         watch.set_state(state, borrow, len(self.features.names))
@@ -311,6 +352,7 @@ cdef class ForestCore:
             conformal_delete(self.conformal)
             self.conformal = calibrator
         self.rebudget()
+        return 0
 
     # ------------------------------------------------------------------ prediction intervals
 
@@ -364,19 +406,11 @@ cdef class ForestCore:
         return 0
 
     # ------------------------------------------------------------------ the forest protocol
-    # The underscore methods below assume the lock is held: they are for the `after` step a
-    # forest passes to `learn_one` / `learn_batch`, which runs under the lock once a batch is
-    # learned (see `_learn_batch_rows`).
+    # Replacements and background trees; a forest's after-batch step reaches them through a
+    # `BatchStep` (see `_after`).
 
-    def _uniform(self):
-        """A uniform draw in [0, 1) from the forest's own generator."""
-        return rng_uniform(&self.rng)
-
-    def _predict_trees(self, const double[:, ::1] X):
-        """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
-        return self._predict_tree_rows(X)
-
-    def _replace_tree(self, Py_ssize_t i, object make_tree, object rows=None, object targets=None):
+    cdef object _replace_tree(self, Py_ssize_t i, object make_tree, object rows=None,
+                              object targets=None):
         """Put a new tree in place of tree `i`: `make_tree(seed)` builds it, with the seed of
         the forest's next replacement (`tree_seed(master_seed, n_trees + n_replaced)`, so
         replacements are reproducible from the forest's seed), and, given `rows` and
@@ -394,7 +428,7 @@ cdef class ForestCore:
         self.version += 1
         return tree
 
-    def _start_background(self, Py_ssize_t i, object make_tree):
+    cdef object _start_background(self, Py_ssize_t i, object make_tree):
         """Start a background tree for tree `i` (`DriftWatch.new_background`, seeded as the
         forest's next background tree); it borrows its share of tree `i`'s bytes."""
         tree = self.watch.new_background(i, make_tree, self.master_seed)
@@ -414,7 +448,7 @@ cdef class ForestCore:
             self.version += 1
         return 0
 
-    def _swap_in(self, Py_ssize_t i, object make_tree):
+    cdef object _swap_in(self, Py_ssize_t i, object make_tree):
         """A drift on tree `i`: its background tree takes its place, or, without one, a fresh
         tree (`_replace_tree`). Either counts as a replacement."""
         tree = self.watch.take_background(i)
@@ -437,11 +471,11 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    def _drop_background(self, Py_ssize_t i):
+    cdef int _drop_background(self, Py_ssize_t i) except -1:
         """Forget tree `i`'s background tree (the tree was replaced by another route, or the
         background tree lost its duel)."""
         self.watch.take_background(i)
-        self._fit_background(i)
+        return self._fit_background(i)
 
     def swap_in(self, Py_ssize_t i, object make_tree):
         """`_swap_in` under the model's lock."""
@@ -496,11 +530,11 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    def _reset_watch(self, Py_ssize_t i):
+    cdef int _reset_watch(self, Py_ssize_t i) except -1:
         """Tree `i` was replaced by another route (XForest's swaps): fresh detectors, no
         background tree, no duel."""
         self._drop_background(i)
-        self.watch.restart(i)
+        return self.watch.restart(i)
 
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1:
@@ -794,7 +828,25 @@ cdef class ForestCore:
         if self.batch_size > 0:
             self.n_batches += 1
         if after is not None:
-            after(self, X, y)
+            self._after(after, X, y)
+        return 0
+
+    cdef int _after(self, object after, object X, object y) except -1:
+        """The forest's after-batch step, `after(step, X, y)` (XForest's swaps), under the lock
+        this batch holds: `step`, a `BatchStep`, is what it sees of the forest and may change.
+        A tree it replaces starts afresh with its detectors too: they watched the tree it
+        replaced."""
+        cdef Py_ssize_t i
+        cdef BatchStep step = BatchStep(self)
+        before = list(self.trees) if self.watch.watching else None
+        try:
+            after(step, X, y)
+        finally:
+            step.open = False
+        if before is not None:
+            for i in range(len(before)):
+                if self.trees[i] is not before[i]:
+                    self._reset_watch(i)
         return 0
 
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False,
@@ -1207,3 +1259,49 @@ cdef class ForestCore:
             for future in futures:
                 future.result()
         return 0
+
+
+cdef class BatchStep:
+    """What a forest's after-batch step sees of the forest and may change (XForest's swaps,
+    `ForestCore._after`): it runs under the model's lock, which the batch holds, and the step
+    object is valid during that step only (afterwards every call raises RuntimeError)."""
+
+    def __cinit__(self, ForestCore core):
+        self.core = core
+        self.open = True
+
+    cdef ForestCore _forest(self):
+        if not self.open:
+            raise RuntimeError("the batch step is over: it no longer holds the forest")
+        return self.core
+
+    @property
+    def trees(self):
+        """The forest's trees (its own list: a replacement shows at once)."""
+        return self._forest().trees
+
+    @property
+    def n_batches(self):
+        """Batches the forest has learned, this one included."""
+        return self._forest().n_batches
+
+    @property
+    def n_replaced(self):
+        """Trees the forest has replaced so far."""
+        return self._forest().n_replaced
+
+    def uniform(self):
+        """A uniform draw in [0, 1) from the forest's own generator."""
+        cdef ForestCore core = self._forest()
+        return rng_uniform(&core.rng)
+
+    def predict_trees(self, const double[:, ::1] rows):
+        """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
+        return self._forest()._predict_tree_rows(rows)
+
+    def replace_tree(self, Py_ssize_t i, object make_tree, object rows=None, object targets=None):
+        """Put a new tree in place of tree `i`: `make_tree(seed)`, seeded as the forest's next
+        replacement (`tree_seed(master_seed, n_trees + n_replaced)`: reproducible from the
+        forest's seed), which, given `rows` and `targets`, learns them before it takes its
+        place (a thread predicting sees the old tree or the grown one). Returns the new tree."""
+        return self._forest()._replace_tree(i, make_tree, rows, targets)
