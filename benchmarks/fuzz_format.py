@@ -213,7 +213,7 @@ def seeds() -> dict:
     for x, y in data[:200]:
         model.learn_one(x, y)
     at = 200
-    while at < 400 and all(b is None for b in model._core.background):
+    while at < 400 and all(b is None for b in model._core.watch.background):
         model.learn_one(data[at][0], not data[at][1])
         at += 1
     add("MondrianForestClassifier+ADWIN", model, data[at:at + EXERCISE])

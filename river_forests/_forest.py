@@ -126,7 +126,7 @@ def detector_of(value):
     return value
 
 
-#: `background_swap` values -> codes of `_core/_forest.pxd`
+#: `background_swap` values -> codes of `_core/_watch.pxd`
 SWAP_RULES = {"at_drift": 0, "when_better": 1}
 
 #: parameters renamed in 0.2.0, old name -> new name (the changelog lists them); a model
@@ -571,22 +571,18 @@ class BaseForest(base.Estimator, abc.ABC):
         names and labels arrive (a background tree borrows `_background_share` of its
         tree's share)."""
         core = self._core
-        if self._budget_bytes is None:
-            core.budget = 0
+        if self._budget_bytes is None:  # a new core has none
             return
         trees = sum(sys.getsizeof(t) for t in core.trees)
         fixed = int(self._raw_memory_usage) - trees
         # headroom for what grows with the stream outside the trees and the registries (the
         # core counts those, and a batch forest's buffer): the drift log
         fixed += 72 * self.DRIFT_LOG if self.drift_detector is not None else 0
-        core.budget_fixed = int(fixed + self._budget_margin * self._budget_bytes)
-        core.budget_slots = self.n_estimators
-        core.background_share = self._background_share
-        core.budget = int(self._budget_bytes)
-        core.rebudget()
+        core.set_budget(int(self._budget_bytes), int(fixed + self._budget_margin * self._budget_bytes),
+                        self.n_estimators, self._background_share)
         need = max(sys.getsizeof(t) for t in core.trees)
         if core.tree_bytes < need:
-            least = self._budget_bytes + int((need - core.tree_bytes) * core.budget_slots) + 1
+            least = self._budget_bytes + int((need - core.tree_bytes) * self.n_estimators) + 1
             raise ValueError(f"memory_budget={self.memory_budget!r} is too small for "
                              f"{self.n_estimators} empty trees: give at least {least:,} bytes")
 
@@ -613,48 +609,30 @@ class BaseForest(base.Estimator, abc.ABC):
         without detectors)."""
         return self._tree_factory if self.drift_detector is not None else None
 
-    def _after_watch(self, core, rows, targets) -> None:
-        """The after-batch step of a batch-native forest with detectors (which ran as the batch
-        was learned): the forest's own step (XForest's swaps); a tree it replaces starts
-        afresh with its detectors too: they watched the tree it replaced."""
-        before = list(core.trees)
-        self._after_batch(core, rows, targets)
-        for i, tree in enumerate(core.trees):
-            if tree is not before[i]:
-                core._reset_watch(i)
-
-    @property
-    def _after_step(self):
-        """What runs after each batch: the forest's own step, which resets the detectors of the
-        trees it replaces when the forest adapts to drift."""
-        if self.drift_detector is not None and type(self)._after_batch is not None:
-            return self._after_watch
-        return self._after_batch
-
     @property
     def drifts_per_tree(self) -> list:
         """Drifts detected by each tree's detector so far."""
-        return list(self._core.drift_counts)
+        return list(self._core.watch.drift_counts)
 
     @property
     def warnings_per_tree(self) -> list:
         """Warnings detected by each tree's warning detector so far (each one started a
         background tree)."""
-        return list(self._core.warning_counts)
+        return list(self._core.watch.warning_counts)
 
     @property
     def swaps_per_tree(self) -> list:
         """Trees put in each tree's place by drift adaptation so far (its background tree, or
         a fresh one): one per drift with ``background_swap="at_drift"``, one per duel won
         with ``"when_better"``."""
-        return list(self._core.swap_counts)
+        return list(self._core.watch.swap_counts)
 
     @property
     def drift_log(self) -> list:
         """(sample, tree) of the last drifts detected (at most `DRIFT_LOG`): the sample's
         position among the samples the detectors watched (1 for the first), and the tree
         whose detector fired."""
-        return list(self._core.drift_log)
+        return list(self._core.watch.drift_log)
 
     def _learn_adaptive(self, x, y) -> None:
         """learn_one with detectors: the core runs them in its loop (a batch-native forest's
@@ -662,7 +640,7 @@ class BaseForest(base.Estimator, abc.ABC):
         if self._learn_many_equals_learn_one:
             self._core.learn_one(x, y, make_tree=self._tree_factory)
         else:
-            self._core.learn_one(x, y, after=self._after_step, make_tree=self._tree_factory,
+            self._core.learn_one(x, y, after=self._after_batch, make_tree=self._tree_factory,
                                  **self._threads(self._batch_size()))
 
     #: values of parameters added since 0.1 that reproduce a model pickled before them (the
@@ -727,8 +705,10 @@ class BaseForest(base.Estimator, abc.ABC):
         """Rows `learn_one` buffers before learning them as one batch; 0: learn at once."""
         return 0
 
-    #: the forest's after-batch step, `after(core, rows, targets)`, run under the model's lock
-    #: once each batch is learned (None: nothing); see `ForestCore._learn_batch_rows`
+    #: the forest's after-batch step, `after(step, rows, targets)`, run under the model's lock
+    #: once each batch is learned (None: nothing), `step` a `_core._forest.BatchStep`: what the
+    #: step sees of the forest and may change. A tree it replaces starts afresh with its
+    #: detectors too (`ForestCore._after`).
     _after_batch = None
 
     def _new_core(self) -> ForestCore:
@@ -870,7 +850,7 @@ class BaseForest(base.Estimator, abc.ABC):
         values, names = self._frame(X)
         ys = self._targets(X, y)
         # with detectors, a sequential forest's core learns the rows one at a time, watched
-        self._core.learn_batch(values, names, ys, after=self._after_step, make_tree=self._make,
+        self._core.learn_batch(values, names, ys, after=self._after_batch, make_tree=self._make,
                                **self._threads(len(values)))
 
     def _threads(self, n_rows: int) -> dict:

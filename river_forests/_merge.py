@@ -16,10 +16,11 @@ import copy
 
 import numpy as np
 
-from ._core._features import _rebuild_registry
+from ._core._features import registry_of
 from ._core._forest import ForestCore
 from ._core._random import tree_seed
 from ._core._tree import TREE_KINDS, tree_from_state
+from ._core._watch import DriftWatch
 from ._forest import BaseForest
 from ._state import _from_spec, to_state
 
@@ -110,7 +111,7 @@ def merge(forests):
     parts = [copy.deepcopy(f) for f in forests]
     for part in parts:
         if part._core.n_pending:
-            part._core.flush(after=part._after_step, make_tree=part._make)
+            part._core.flush(after=part._after_batch, make_tree=part._make)
 
     # every part as its versioned state (`river_forests._state.to_state`): the merge is
     # made of those states, as a save or a pickle is
@@ -133,48 +134,43 @@ def merge(forests):
     master_seed = len(parts)
     for f in forests_:
         master_seed = tree_seed(master_seed ^ f["master_seed"], -3)
+    watch = None
+    if first.drift_detector is not None:
+        # each tree keeps its detectors, counts and duel; the drift logs are joined
+        watch = DriftWatch.joined([_decoded(f["watch"]) for f in forests_],
+                                  [p.n_estimators for p in parts], first.DRIFT_LOG)
     state = dict(forests_[0], master_seed=master_seed, rng=None,
                  pending_rows=[], pending_targets=[],
                  n_replaced=sum(f["n_replaced"] for f in forests_),
                  n_batches=sum(f["n_batches"] for f in forests_),
                  background=[None if b is None else b.get_state() for b in background],
-                 n_background=sum(f["n_background"] for f in forests_))
-    merged = forest_of(first, trees, names, labels, state,
-                       any(c["full_warned"] for c in cores), resize=True)
-    if merged.drift_detector is not None:
-        # each tree keeps its detectors, counts and duel; the drift logs are joined
-        offsets = np.cumsum([0] + [p.n_estimators for p in parts])
-        states = [f["watch"] for f in forests_]
-        joined = dict(states[0], templates=tuple(_from_spec(d) for d in states[0]["templates"]))
-        for key in ("duel", "pending"):
-            joined[key] = [v for w in states for v in w[key]]
-        if joined["adwins"] is not None:
-            joined["adwins"] = [v for w in states for v in w["adwins"]]
-        if joined["python"] is not None:
-            joined["python"] = tuple(None if states[0]["python"][k] is None else
-                                     [_from_spec(d) for w in states for d in w["python"][k]]
-                                     for k in (0, 1))
-        joined["counts"] = tuple([n for w in states for n in w["counts"][k]] for k in range(3))
-        joined["log"] = ([(pos, int(i + off)) for w, off in zip(states, offsets)
-                          for pos, i in w["log"][0]], merged.DRIFT_LOG)
-        joined["n_watched"] = max(w["n_watched"] for w in states)
-        merged._core._set_watch_state(joined)
-    return merged
+                 n_background=sum(f["n_background"] for f in forests_), watch=watch)
+    return forest_of(first, trees, names, labels, state,
+                     any(c["full_warned"] for c in cores), resize=True)
+
+
+def _decoded(watch: dict) -> dict:
+    """A drift watch's saved state (`to_state`'s: detectors as specs) with its detectors."""
+    python = watch["python"]
+    return dict(watch, templates=tuple(_from_spec(d) for d in watch["templates"]),
+                python=None if python is None else
+                tuple(None if ds is None else [_from_spec(d) for d in ds] for ds in python))
 
 
 def forest_of(template, trees, names, labels, state, full_warned=False, resize=False):
     """A forest with `template`'s parameters (``n_estimators`` the number of `trees`) holding
     `trees`, the feature registry `names`, the class `labels` and the forest's own state
-    `state` (`ForestCore._forest_state`'s dict; ``rng=None`` seeds the forest's generator
-    from the master seed). Fresh detectors, if the template has any. Each tree keeps the
+    `state` (`ForestCore.forest_state`'s dict; ``rng=None`` seeds the forest's generator
+    from the master seed). The detectors of the state's ``"watch"`` (None: fresh ones, if the
+    template has any). Each tree keeps the
     state's share of the memory budget: a group of a forest's trees (`resize` False) keeps
     the forest's budget and shares, so its trees grow as they would in the whole forest; a
     merge (`resize`) grows the budget by a share for each tree slot more than the state's."""
     core = ForestCore(list(trees), template._core.classifier, template._core.vote,
-                      _rebuild_registry(names, template.max_width, full_warned), labels,
+                      registry_of(names, template.max_width, full_warned), labels,
                       master_seed=state["master_seed"], batch_size=state["batch_size"])
     if state["rng"] is None:
-        state = dict(state, rng=core._forest_state()["rng"])
+        state = dict(state, rng=core.forest_state()["rng"])
     new = {"n_estimators": len(trees)}
     budget, fixed, slots, share = state.get("budget", (0, 0, 1, 0))[:3] + (
         state.get("budget", (0, 0, 1, 0)) + (0,))[3:4]
@@ -186,10 +182,13 @@ def forest_of(template, trees, names, labels, state, full_warned=False, resize=F
         budget = int(budget + (new_slots - slots) * share)
         state = dict(state, budget=(budget, fixed, new_slots, share))
         new["memory_budget"] = int(budget)
-    core._set_forest_state(dict(state, watch=None))  # fresh detectors below
+    # the budget is shared out before the detectors are set, as for a forest built anew
+    core.set_forest_state(dict(state, watch=None))
     forest = template.clone(new)
     forest._core = core
     forest._reset_detectors()
+    if state.get("watch") is not None:
+        core.set_watch_state(state["watch"])
     return forest
 
 

@@ -430,7 +430,7 @@ def _from_pickle_era(state: dict) -> dict:
                 "classifier": core.classifier, "vote": core.vote,
                 "names": list(core.features.names), "max_width": core.features.max_width,
                 "full_warned": core.features.full_warned, "labels": list(core.labels),
-                "forest": dict(core._forest_state(), background=[None] * len(core.trees))}
+                "forest": dict(core.forest_state(), background=[None] * len(core.trees))}
 
     n = len(core["trees"])
     trees = [migrate_tree_state(dict(s, kind=kind)) for kind, s in core["trees"]]

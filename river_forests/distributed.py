@@ -388,7 +388,7 @@ def _with_trees(forest, trees):
     `trees` instead of its own (the same objects). `forest` must not be in use by another
     thread."""
     core = forest._core
-    state = dict(core._forest_state(), background=[None] * len(trees))
+    state = dict(core.forest_state(), background=[None] * len(trees), watch=None)
     return forest_of(forest, trees, core.features.names, core.labels, state,
                      core.features.full_warned)
 

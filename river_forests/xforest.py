@@ -264,31 +264,31 @@ class _XForestParams:
 
     def _tree_scores(self, predictions: np.ndarray, targets) -> np.ndarray:
         """Each tree's score on a batch, higher is better, from its predictions of the batch
-        (`ForestCore._predict_trees`: (n_trees, n_rows, n_out))."""
+        (`BatchStep.predict_trees`: (n_trees, n_rows, n_out))."""
         raise NotImplementedError
 
-    def _after_batch(self, core, rows, targets) -> None:
+    def _after_batch(self, step, rows, targets) -> None:
         """Algorithm 2's swap, under the model's lock once batch b is learned: if b > 1, with
         probability 1/b (the forest's own generator), score each tree on the batch
         (`_tree_scores`) and replace the `n_swaps` of lowest score (ties: the first trees)
         by new trees grown on the batch."""
-        b = core.n_batches
+        b = step.n_batches
         if b <= 1 or self.n_swaps == 0 or len(targets) == 0:
             return
-        if core._uniform() >= 1.0 / b:
+        if step.uniform() >= 1.0 / b:
             return
-        scores = self._tree_scores(core._predict_trees(rows), targets)  # (n_trees,)
+        scores = self._tree_scores(step.predict_trees(rows), targets)  # (n_trees,)
         for i in np.argsort(scores, kind="stable")[: self.n_swaps]:
-            core._replace_tree(int(i), self._tree_factory, rows, targets)
+            step.replace_tree(int(i), self._tree_factory, rows, targets)
 
     def learn_one(self, x: dict, y) -> None:
         """Buffer the sample; every ``batch_size`` samples, learn them as one batch."""
-        self._core.learn_one(x, y, after=self._after_step, make_tree=self._make,
+        self._core.learn_one(x, y, after=self._after_batch, make_tree=self._make,
                             **self._threads(self.batch_size))
 
     def flush(self) -> None:
         """Learn the rows ``learn_one`` buffered now, as one (shorter) batch."""
-        self._core.flush(after=self._after_step, make_tree=self._make,
+        self._core.flush(after=self._after_batch, make_tree=self._make,
                          **self._threads(self.batch_size))
 
     @property

@@ -214,11 +214,11 @@ def test_background_trees_borrow_from_their_trees_within_the_budget(cls):
     assert _peak(model, data, every=10) <= BUDGET
     core = model._core
     share = core.tree_bytes
-    for tree, background in zip(core.trees, core.background):
+    for tree, background in zip(core.trees, core.watch.background):
         own = object.__sizeof__(tree)  # a tree's share counts its object's bytes too
         if background is None:
             assert tree.max_bytes_ + own == share
         else:
             assert background.max_bytes_ + object.__sizeof__(background) == share // 8
             assert tree.max_bytes_ + own == share - share // 8
-    assert any(b is not None for b in core.background)
+    assert any(b is not None for b in core.watch.background)

@@ -167,19 +167,19 @@ def assert_same_model(a, b):
     assert len(ca.trees) == len(cb.trees)
     for i, (ta, tb) in enumerate(zip(ca.trees, cb.trees)):
         assert type(ta) is type(tb) and same_state(ta.get_state(), tb.get_state()), f"tree {i}"
-    for i, (ta, tb) in enumerate(zip(ca.background, cb.background)):
+    for i, (ta, tb) in enumerate(zip(ca.watch.background, cb.watch.background)):
         assert (ta is None) == (tb is None), f"background {i}"
         if ta is not None:
             assert same_state(ta.get_state(), tb.get_state()), f"background {i}"
-    assert (ca.n_replaced, ca.n_background, ca.master_seed) == (cb.n_replaced, cb.n_background,
+    assert (ca.n_replaced, ca.watch.n_background, ca.master_seed) == (cb.n_replaced, cb.watch.n_background,
                                                                cb.master_seed)
     assert a.drift_log == b.drift_log
     assert a.drifts_per_tree == b.drifts_per_tree
     assert a.warnings_per_tree == b.warnings_per_tree
     assert a.swaps_per_tree == b.swaps_per_tree
-    assert ca.n_watched == cb.n_watched
+    assert ca.watch.n_watched == cb.watch.n_watched
     # the detectors' state (compiled ADWINs, or river objects), the duels and counts
-    assert pickle.dumps(ca._watch_state()) == pickle.dumps(cb._watch_state())
+    assert pickle.dumps(ca.watch.state()["watch"]) == pickle.dumps(cb.watch.state()["watch"])
 
 
 def learned_rows(model, t: int) -> int:
@@ -194,7 +194,7 @@ def until_adapted(model, data, need_background=True) -> int:
     for t, (x, y) in enumerate(data, 1):
         model.learn_one(x, y)
         if sum(model.drifts_per_tree) and sum(model.warnings_per_tree) and (
-                not need_background or any(b is not None for b in model._core.background)):
+                not need_background or any(b is not None for b in model._core.watch.background)):
             return t
     raise AssertionError("no drift, warning and background tree on the stream")
 
@@ -333,7 +333,7 @@ def test_a_fall_of_the_error_is_ignored_and_a_rise_acts(cls, monkeypatch):
         model.learn_one(x, y)
     assert CountingADWIN.detections > 0
     assert model.n_replaced == 0 and model.warnings_per_tree == [0] * 5
-    assert all(b is None for b in model._core.background) and model._core.n_background == 0
+    assert all(b is None for b in model._core.watch.background) and model._core.watch.n_background == 0
 
     rise = [(x, target(y)) for x, y in _fall_then_rise(rise=True)]
     model = make(cls, dict(drift_detector=drift.ADWIN(delta=0.01)))
@@ -345,7 +345,7 @@ def test_a_fall_of_the_error_is_ignored_and_a_rise_acts(cls, monkeypatch):
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_the_errors_are_each_trees_loss_before_it_learns_the_sample(cls):
-    """`core.last_errors` after `learn_one` (after a batch, for XForest: its last row) holds
+    """`core.watch.last_errors` after `learn_one` (after a batch, for XForest: its last row) holds
     each tree's loss on the last sample from its prediction before it learned the sample: 0/1
     for a classifier (argmax of its probabilities), |mean - y| for a regressor; whether the
     forest predicted the sample first (test-then-train, reused) or not."""
@@ -364,7 +364,7 @@ def test_the_errors_are_each_trees_loss_before_it_learns_the_sample(cls):
     else:
         expected = [[abs(per_tree[t, r, 0] - y) for t in range(3)]
                     for r, (_, y) in enumerate(chunk)]
-    assert np.allclose(np.asarray(model._core.last_errors, dtype=float), expected[-1])
+    assert np.allclose(np.asarray(model._core.watch.last_errors, dtype=float), expected[-1])
     # predicted first, one sample: the trees' answers are reused, the errors the same
     twin = make(cls, dict(drift_detector=drift.ADWIN()), n_estimators=3)
     for x, y in data[:300]:
@@ -372,7 +372,7 @@ def test_the_errors_are_each_trees_loss_before_it_learns_the_sample(cls):
     for x, y in chunk:
         prediction(twin, x)
         twin.learn_one(x, y)
-    assert np.allclose(np.asarray(twin._core.last_errors, dtype=float), expected[-1])
+    assert np.allclose(np.asarray(twin._core.watch.last_errors, dtype=float), expected[-1])
 
 
 @pytest.mark.parametrize("cls", CLASSIFIERS, ids=name_of)
@@ -381,7 +381,7 @@ def test_the_first_sample_is_an_error_for_every_tree(cls):
     model = cls(n_estimators=3, seed=1, drift_detector=drift.ADWIN(),
                 **({"batch_size": 1} if batch_native(cls) else {}))
     model.learn_one({"a": 1.0}, "first")
-    assert model._core.last_errors == [1.0, 1.0, 1.0]
+    assert model._core.watch.last_errors == [1.0, 1.0, 1.0]
 
 
 # ------------------------------------------------------------------------------- river objects
@@ -403,12 +403,12 @@ def test_clone_has_fresh_detectors_with_the_same_params(cls):
     assert clone.drift_detector._get_params() == dets["drift_detector"]._get_params()
     fresh_d = pickle.dumps(dets["drift_detector"].clone())
     fresh_w = pickle.dumps(dets["warning_detector"].clone())
-    assert pickle.dumps(clone._core._watch_state()) == \
-        pickle.dumps(make(cls, sensitive_detectors())._core._watch_state())
-    assert pickle.dumps(clone._core._watch_state()) != pickle.dumps(model._core._watch_state())
+    assert pickle.dumps(clone._core.watch.state()["watch"]) == \
+        pickle.dumps(make(cls, sensitive_detectors())._core.watch.state()["watch"])
+    assert pickle.dumps(clone._core.watch.state()["watch"]) != pickle.dumps(model._core.watch.state()["watch"])
     assert clone.drifts_per_tree == [0] * 5 and clone.warnings_per_tree == [0] * 5
     assert clone.drift_log == [] and clone.n_replaced == 0
-    assert clone._core.n_background == 0 and clone._core.background == [None] * 5
+    assert clone._core.watch.n_background == 0 and clone._core.watch.background == [None] * 5
     # the user's objects: untouched
     assert pickle.dumps(dets["drift_detector"]) == fresh_d
     assert pickle.dumps(dets["warning_detector"]) == fresh_w
@@ -467,16 +467,16 @@ def test_a_copy_resumes_identically_through_new_replacements(cls, seed, copier):
 
 
 def _copy_and_resume(model, copier, rest, events: bool):
-    assert any(b is not None for b in model._core.background)
+    assert any(b is not None for b in model._core.watch.background)
     twin = copier(model)
     assert_same_model(model, twin)
-    before = (model.n_replaced, model._core.n_background)
+    before = (model.n_replaced, model._core.watch.n_background)
     for x, y in rest:
         assert prediction(twin, x) == prediction(model, x)
         model.learn_one(x, y)
         twin.learn_one(x, y)
     if events:
-        assert model.n_replaced > before[0] and model._core.n_background > before[1]
+        assert model.n_replaced > before[0] and model._core.watch.n_background > before[1]
     assert_same_model(model, twin)
 
 
@@ -536,11 +536,11 @@ def test_background_trees_start_on_a_warning_and_take_the_place_on_a_drift(cls):
     core, master = model._core, model._core.master_seed
     data, _ = drifting(cls, N_SHORT)
     for t, (x, y) in enumerate(data[:95], 1):
-        before, nb, nr = list(core.background), core.n_background, core.n_replaced
+        before, nb, nr = list(core.watch.background), core.watch.n_background, core.n_replaced
         model.learn_one(x, y)
         phase = t % 10
         for i in range(3):
-            b = core.background[i]
+            b = core.watch.background[i]
             if phase == 0:  # the drift: the background tree takes the tree's place
                 assert core.trees[i] is before[i] and core.trees[i].samples_seen == 2
                 assert b is None
@@ -553,7 +553,7 @@ def test_background_trees_start_on_a_warning_and_take_the_place_on_a_drift(cls):
                 assert b is None
             else:
                 assert b is before[i] and b.samples_seen == phase % 4
-        assert core.n_background == nb + (3 if phase in (4, 8) else 0)
+        assert core.watch.n_background == nb + (3 if phase in (4, 8) else 0)
         assert core.n_replaced == nr + (3 if phase == 0 else 0)
     assert model.warnings_per_tree == [19] * 3 and model.drifts_per_tree == [9] * 3
     assert model.drift_log == [(p, i) for p in range(10, 95, 10) for i in range(3)]
@@ -583,7 +583,7 @@ def test_without_a_background_tree_a_drift_brings_a_fresh_tree(cls):
                 assert same_state(tree.get_state(), seeded.get_state())
             else:
                 assert core.trees[i] is before[i]
-    assert core.n_replaced == 18 and core.n_background == 0 and core.background == [None] * 3
+    assert core.n_replaced == 18 and core.watch.n_background == 0 and core.watch.background == [None] * 3
     assert model.warnings_per_tree == [0] * 3
 
 
@@ -604,11 +604,11 @@ def test_background_trees_on_a_real_drift(cls):
     started = [None] * 3  # rows learned when each tree's background tree started
     swapped_in = 0
     for t, (x, y) in enumerate(data, 1):
-        before = list(core.background)
+        before = list(core.watch.background)
         model.learn_one(x, y)
         rows = learned_rows(model, t)
         for i in range(3):
-            b = core.background[i]
+            b = core.watch.background[i]
             if b is not None and b is not before[i]:
                 started[i] = rows  # a warning (after the row or batch was learned)
             if b is not None:
@@ -634,7 +634,7 @@ def test_same_seed_same_adaptation(cls, seed):
         assert prediction(a, x) == prediction(b, x)
         a.learn_one(x, y)
         b.learn_one(x, y)
-    assert a.n_replaced >= 1 and a._core.n_background >= 1
+    assert a.n_replaced >= 1 and a._core.watch.n_background >= 1
     assert_same_model(a, b)
 
 
@@ -707,7 +707,7 @@ def test_bad_input_raises_and_changes_nothing(cls):
     if batch_native(cls):
         assert model.n_pending > 0
     snapshot = pickle.dumps(model)
-    last = model._core.last_errors
+    last = model._core.watch.last_errors
     x = data[0][0]
     chunk = data[t + 7:t + 27]
     X = pd.DataFrame([x for x, _ in chunk])
@@ -729,7 +729,7 @@ def test_bad_input_raises_and_changes_nothing(cls):
         with pytest.raises(error):
             call()
         assert pickle.dumps(model) == snapshot
-        assert model._core.last_errors == last
+        assert model._core.watch.last_errors == last
     twin = pickle.loads(snapshot)
     for x, y in data[t + 7:t + 507]:
         assert prediction(twin, x) == prediction(model, x)
@@ -761,10 +761,10 @@ def test_the_drift_log_keeps_the_last_drift_log_entries(cls, monkeypatch):
     assert model.drifts_per_tree == [20] * 3 and model.n_replaced == 60
     # a clone sets up its detectors anew: with the bound of now (DummyDriftDetector.clone()
     # takes no new_params, so river's clone() of a model holding one fails: ADWIN here)
-    assert make(cls, arf_detectors()).clone()._core.drift_log.maxlen == 7
+    assert make(cls, arf_detectors()).clone()._core.watch.drift_log.maxlen == 7
     monkeypatch.undo()
     assert BaseForest.DRIFT_LOG == 1000
-    assert model._core.drift_log.maxlen == 7 and len(model.drift_log) == 7  # the model keeps its bound
+    assert model._core.watch.drift_log.maxlen == 7 and len(model.drift_log) == 7  # the model keeps its bound
 
 
 @pytest.mark.parametrize("task", ["clf", "reg"])
@@ -780,7 +780,7 @@ def test_a_model_pickled_before_drift_adaptation_loads_without_detectors(task):
     assert model.drift_detector is None and model.warning_detector is None
     assert model.drifts_per_tree == [0] * n and model.warnings_per_tree == [0] * n
     assert model.drift_log == [] and model.n_replaced == 0
-    assert model._core.background == [None] * n and model._core.watching is False
+    assert model._core.watch.background == [None] * n and model._core.watch.watching is False
     for x, y in drifting(type(model), N_SHORT)[0][:200]:
         model.learn_one(x, y)
     assert model.n_replaced == 0 and model.drift_log == []
@@ -806,7 +806,7 @@ def test_the_compiled_adwin_acts_as_rivers_in_the_forest(cls, swap):
     b = make(cls, dict(drift_detector=PythonADWIN(delta=0.01),
                        warning_detector=PythonADWIN(delta=0.1, clock=1)),
              n_estimators=3, background_swap=swap)
-    assert a._core.compiled and not b._core.compiled
+    assert a._core.watch.compiled and not b._core.watch.compiled
     for x, y in data:
         assert prediction(a, x) == prediction(b, x)
         a.learn_one(x, y)
@@ -814,14 +814,14 @@ def test_the_compiled_adwin_acts_as_rivers_in_the_forest(cls, swap):
     assert sum(a.drifts_per_tree) >= 1 and sum(a.swaps_per_tree) >= 1
     for name in ("drifts_per_tree", "warnings_per_tree", "swaps_per_tree", "drift_log", "n_replaced"):
         assert getattr(a, name) == getattr(b, name), name
-    for ta, tb in zip(a._core.trees + a._core.background, b._core.trees + b._core.background):
+    for ta, tb in zip(a._core.trees + a._core.watch.background, b._core.trees + b._core.watch.background):
         assert (ta is None) == (tb is None)
         if ta is not None:
             assert same_state(ta.get_state(), tb.get_state())
 
 
 def _duelling(model) -> bool:
-    return any(model._core._watch_state()["pending"])
+    return any(model._core.watch.state()["watch"]["pending"])
 
 
 @pytest.mark.parametrize("copier", [_pickled, copy.deepcopy], ids=["pickle", "deepcopy"])
@@ -835,7 +835,7 @@ def test_a_copy_taken_mid_duel_resumes_identically(cls, copier):
     model = make(cls, sensitive_detectors(), n_estimators=3, background_swap="when_better")
     for t, (x, y) in enumerate(stream, 1):
         model.learn_one(x, y)
-        if _duelling(model) and any(b is not None for b in model._core.background):
+        if _duelling(model) and any(b is not None for b in model._core.watch.background):
             break
     else:
         pytest.fail("no duel on the stream")
@@ -887,7 +887,7 @@ def test_a_model_pickled_by_0_2_with_detectors_resumes_as_it_would_have(name):
     path = pathlib.Path(__file__).parent / "data" / "drift_0.2.pkl"
     blob, preds, log, drifts, warnings = pickle.loads(path.read_bytes())[name]
     model = pickle.loads(blob)
-    assert model.background_swap == "at_drift" and not model._core.compiled
+    assert model.background_swap == "at_drift" and not model._core.watch.compiled
     stream = list(itertools.islice(synth.ConceptDriftStream(
         synth.Agrawal(classification_function=0, seed=1), synth.Agrawal(classification_function=2, seed=2),
         position=1000, width=20, seed=3), 3000))
@@ -918,7 +918,7 @@ def test_a_batch_forest_keeps_a_bounded_copy_of_a_predicted_batch():
         twin = pickle.loads(pickle.dumps(model))  # a copy holds no cached batch
         model.learn_many(X2, y)
         twin.learn_many(X2, y)
-        assert model._core.last_errors == twin._core.last_errors
+        assert model._core.watch.last_errors == twin._core.watch.last_errors
         assert_same_model(model, twin)
 
 

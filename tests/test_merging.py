@@ -215,10 +215,10 @@ def test_merge_keeps_each_trees_drift_detectors():
             part.learn_one(x, y)
     merged = merge(parts)
     assert len(merged.drifts_per_tree) == 5
-    w = merged._core._watch_state()
+    w = merged._core.watch.state()["watch"]
     assert len(w["adwins"]) == 5 and len(w["pending"]) == 5
     # each tree keeps its own detector's state
-    parts_w = [p._core._watch_state() for p in parts]
+    parts_w = [p._core.watch.state()["watch"] for p in parts]
     assert w["adwins"] == parts_w[0]["adwins"] + parts_w[1]["adwins"]
     assert merged.drifts_per_tree == parts[0].drifts_per_tree + parts[1].drifts_per_tree
     # an abrupt change: the merged forest's detectors still replace trees

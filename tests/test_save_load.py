@@ -49,7 +49,7 @@ def _mid_warning(name, **params):
     data = _rows(name)
     for i, (x, y) in enumerate(data[:400]):
         model.learn_one(x, y)
-        if i >= SWITCH and any(b is not None for b in model._core.background):
+        if i >= SWITCH and any(b is not None for b in model._core.watch.background):
             return model, data[i + 1:]
     return model, data[400:]
 
@@ -74,7 +74,7 @@ def _same_stream(a, b, rows):
 def test_a_loaded_model_predicts_and_learns_as_the_saved_one(name, detectors, mmap, tmp_path):
     model, rest = _mid_warning(name, **DETECTORS[detectors])
     if detectors == "adwin":
-        assert any(b is not None for b in model._core.background), "not mid-warning"
+        assert any(b is not None for b in model._core.watch.background), "not mid-warning"
     path = tmp_path / "model.rf"
     size = river_forests.save(model, path)
     assert size == path.stat().st_size
@@ -94,11 +94,11 @@ def test_a_loaded_model_predicts_and_learns_as_the_saved_one(name, detectors, mm
 def test_a_detector_that_runs_in_python_is_saved_with_its_state(name, tmp_path):
     detector = drift.binary.DDM(warm_start=20) if "Classifier" in name else drift.PageHinkley(threshold=5.0)
     model, rest = _mid_warning(name, drift_detector=detector)
-    assert not model._core.compiled
+    assert not model._core.watch.compiled
     river_forests.save(model, tmp_path / "m.rf")
     loaded = river_forests.load(tmp_path / "m.rf")
-    ours = model._core._watch_state()["python"][0]
-    theirs = loaded._core._watch_state()["python"][0]
+    ours = model._core.watch.state()["watch"]["python"][0]
+    theirs = loaded._core.watch.state()["watch"]["python"][0]
     assert [vars(d).keys() for d in ours] == [vars(d).keys() for d in theirs]
     assert ours[0] is not theirs[0]
     _same_stream(model, loaded, rest[:60])
@@ -202,7 +202,7 @@ def test_a_file_of_an_earlier_format_loads_and_predicts_as_it_did(version, name,
     want = EXPECTED[version][name]
     if "importances" in want:
         assert model.feature_importances == want["importances"]
-    assert sum(b is not None for b in model._core.background) == want["background_trees"] > 0
+    assert sum(b is not None for b in model._core.watch.background) == want["background_trees"] > 0
     data = _rows(name)
     at = want["saved_at"]
 

@@ -71,3 +71,13 @@ cdef int conformal_learn(Conformal* c, const double* x, Py_ssize_t n_features, d
                          double mean, double var, int miss=*, double gamma=*) except -1 nogil
 cdef dict conformal_get_state(const Conformal* c)
 cdef int conformal_set_state(Conformal* c, dict state) except -1
+
+# --- the calibrator as the forest's part: made, restored, driven a batch at a time, freed ---
+cdef Conformal* conformal_new(double alpha, double gamma, int32_t window, double lr,
+                              double lr_beta) except NULL
+cdef Conformal* conformal_from_state(dict state) except NULL
+cdef void conformal_delete(Conformal* c) noexcept
+cdef int conformal_learn_batch(Conformal* c, const double[:, ::1] rows,
+                               const double[::1] targets, const double[:, ::1] agg) except -1
+cdef int conformal_intervals(const Conformal* c, const double[:, ::1] rows,
+                             double[:, ::1] out) except -1

@@ -21,10 +21,14 @@ from libc.string cimport memcpy, memmove
 
 import numpy as np
 
+from ._checks cimport is_int, is_real
+from ._tree cimport row_of
+
 cdef int64_t CONF_N_MIN = 5          # rows the scale model learns before the first score
 cdef int64_t CONF_U_HORIZON = 1000   # the spread's running mean averages about this many rows
 cdef double CONF_CLIP_LOW = 5.0      # a step shrinks the scale by at most e^(lr * 5)
 cdef double CONF_ALPHA_LOW = -0.5    # alpha_t stays in [CONF_ALPHA_LOW, 1]
+cdef double CONF_BATCH_GAIN = 0.5    # the level moves by at most this much per batch
 
 
 cdef int conformal_init(Conformal* c, double alpha, double gamma, int32_t window, double lr,
@@ -286,4 +290,91 @@ cdef int conformal_set_state(Conformal* c, dict state) except -1:
         memcpy(c.lo, &lo[0], n * sizeof(double))
         memcpy(c.hi, &hi[0], n * sizeof(double))
         memcpy(c.h, &h[0], n * CONF_BINS * sizeof(double))
+    return 0
+
+
+# ------------------------------------------------------------------ the forest's part
+
+cdef Conformal* conformal_new(double alpha, double gamma, int32_t window, double lr,
+                              double lr_beta) except NULL:
+    """A calibrator (`conformal_init`) of its own memory; `conformal_delete` frees it."""
+    cdef Conformal* c = <Conformal*>calloc(1, sizeof(Conformal))
+    if c == NULL:
+        raise MemoryError()
+    try:
+        conformal_init(c, alpha, gamma, window, lr, lr_beta)
+    except MemoryError:
+        free(c)
+        raise
+    return c
+
+
+cdef void conformal_delete(Conformal* c) noexcept:
+    if c != NULL:
+        conformal_release(c)
+        free(c)
+
+
+def check_state(dict state):
+    """Raise ValueError unless `state` has the shape of `conformal_get_state`'s dict: its
+    settings in range, its counts integers, its arrays float64 of matching lengths."""
+    reals = ("alpha", "alpha_t", "gamma", "lr", "lr_beta", "b", "beta", "u_mean", "u_count")
+    if not all(is_real(state.get(k)) for k in reals) \
+            or not 0.0 < state["alpha"] < 1.0 or not is_int(state.get("window"), 1, 2**20) \
+            or not all(is_int(state.get(k)) for k in ("n_learned", "n_misses", "n_checked")):
+        raise ValueError("the interval calibrator's settings are out of range")
+    for k in ("scores", "lo", "hi", "h"):
+        a = state.get(k)
+        if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1):
+            raise ValueError(f"the interval calibrator's {k!r} must be a float64 array")
+    n = len(state["lo"])
+    if len(state["scores"]) > state["window"] or n > CONF_MAX_COLUMNS \
+            or len(state["hi"]) != n or len(state["h"]) != n * CONF_BINS:
+        raise ValueError("the interval calibrator's arrays do not match its window and columns")
+
+
+cdef Conformal* conformal_from_state(dict state) except NULL:
+    """A calibrator restored from `conformal_get_state`'s dict, checked first (`check_state`):
+    a state that does not describe a calibrator raises ValueError."""
+    check_state(state)
+    cdef Conformal* c = conformal_new(state["alpha"], state["gamma"], <int32_t>state["window"],
+                                      state["lr"], state["lr_beta"])
+    try:
+        conformal_set_state(c, state)
+    except BaseException:
+        conformal_delete(c)
+        raise
+    return c
+
+
+cdef int conformal_learn_batch(Conformal* c, const double[:, ::1] rows,
+                               const double[::1] targets, const double[:, ::1] agg) except -1:
+    """A batch's rows, in order, each predicted (`agg[i]`: the forest's mean and variance)
+    before the batch: each judged against the interval the calibrator gave it before the
+    batch (what `predict_many`, or `predict_one` on a buffered row, returned), then learned.
+    The batch's misses come back together: each steps the level by gamma / n at most (n the
+    batch's rows, the whole batch by CONF_BATCH_GAIN at most)."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef double gamma
+    misses = np.empty(n, dtype=np.intc)
+    cdef int[::1] miss = misses
+    for i in range(n):
+        miss[i] = conformal_judge(c, row_of(rows, i), rows.shape[1], targets[i], agg[i, 0],
+                                  agg[i, 1])
+    gamma = min(c.gamma, CONF_BATCH_GAIN / n)
+    for i in range(n):
+        conformal_learn(c, row_of(rows, i), rows.shape[1], targets[i], agg[i, 0], agg[i, 1],
+                        miss[i], gamma)
+    return 0
+
+
+cdef int conformal_intervals(const Conformal* c, const double[:, ::1] rows,
+                             double[:, ::1] out) except -1:
+    """Each row's interval into `out[i, 2:4]`, from its mean and variance in `out[i, :2]`."""
+    cdef Py_ssize_t i
+    cdef double lo, hi
+    for i in range(rows.shape[0]):
+        conformal_interval(c, row_of(rows, i), rows.shape[1], out[i, 0], out[i, 1], &lo, &hi)
+        out[i, 2] = lo
+        out[i, 3] = hi
     return 0

@@ -240,6 +240,12 @@ cdef class FeatureRegistry:
 
 
 def _rebuild_registry(names, max_width=2**31 - 1, full_warned=False):
+    """What a pickled registry unpickles through (`__reduce__`; the name its pickles hold)."""
+    return registry_of(names, max_width, full_warned)
+
+
+def registry_of(names, max_width=2**31 - 1, full_warned=False):
+    """A registry holding `names` as its columns, in order (a saved or merged forest's)."""
     cdef FeatureRegistry reg = FeatureRegistry(max_width)
     for name in names:
         reg.index[name] = len(reg.names)

@@ -2,16 +2,11 @@
 
 from cpython.pythread cimport PyThread_type_lock
 
-from ._adwin cimport Adwin
+from ._budget cimport Budget
 from ._conformal cimport Conformal
 from ._features cimport FeatureRegistry
 from ._random cimport RNG
-
-
-cdef enum:
-    SWAP_AT_DRIFT = 0        # a drift puts the background tree (or a fresh one) in place at once
-    SWAP_WHEN_BETTER = 1     # a drift starts a duel: the background tree takes the place once
-                             # its errors are significantly fewer than the tree's (`_duel`)
+from ._watch cimport DriftWatch
 
 
 cdef class ForestCore:
@@ -38,29 +33,8 @@ cdef class ForestCore:
     cdef list pending_rows                   # buffered rows (registry order, their width then)
     cdef list pending_targets                # their encoded targets
 
-    # --- drift adaptation (`set_watch`): each tree's detectors watch its prequential error ---
-    cdef readonly list background            # per tree: a background tree learning alongside
-                                             # it since a warning (None: none)
-    cdef readonly long long n_background     # background trees started (seeds the next one)
-    cdef readonly bint watching              # detectors are set
-    cdef readonly int swap_rule              # SWAP_AT_DRIFT or SWAP_WHEN_BETTER
-    cdef readonly bint compiled              # river's ADWIN, run as `adwins` (else the Python
-                                             # detectors `drift_py` / `warning_py`)
-    cdef bint warn                           # a warning detector is set
-    cdef object drift_template, warning_template  # what a fresh detector is a clone of
-    cdef Py_ssize_t n_watch                  # trees the per-tree arrays below hold
-    cdef Adwin* adwins                       # 2 per tree: the drift, then the warning detector
-    cdef list drift_py, warning_py           # per tree: Python detectors (not compiled)
-    cdef double* err                         # per tree: the tree's and its background tree's
-                                             # error on the row being learned (NaN: none)
-    cdef double* duel                        # per tree: sum of (tree - background) errors and
-                                             # of their squares since the duel started
-    cdef char* pending                       # per tree: a duel is on (SWAP_WHEN_BETTER)
-    cdef readonly list drift_counts          # per tree: drifts detected
-    cdef readonly list warning_counts        # per tree: warnings detected
-    cdef readonly list swap_counts           # per tree: background (or fresh) trees swapped in
-    cdef readonly object drift_log           # (row, tree) of the last drifts (a bounded deque)
-    cdef readonly long long n_watched        # rows the detectors have watched
+    # --- drift adaptation (`set_watch`): each tree's detectors, background tree and duel ---
+    cdef readonly DriftWatch watch           # decides; the forest acts on its verdicts
     # --- the last one-sample prediction, each tree's answer (test-then-train reuses it) ---
     cdef Py_ssize_t* cache_cols              # the row predicted: the registry columns its
     cdef double* cache_x                     # dict set and their values (every other column
@@ -86,21 +60,20 @@ cdef class ForestCore:
     cdef long long batch_version
 
     # --- the memory budget (`rebudget`): the forest's bytes, shared out among its trees ---
-    cdef public long long budget             # bytes the whole forest may take (0: no budget)
-    cdef public long long budget_fixed       # the forest's bytes outside the trees and the
-                                             # registries (set by the Python layer)
-    cdef public double budget_slots          # shares the budget is split into: one per tree
-                                             # (a model of 0.2 with background trees: two)
-    cdef public double background_share      # what a background tree borrows of its tree's
-                                             # share (1: a share of its own, as in 0.2); it
-                                             # gets the whole share when it takes the place
-    cdef readonly long long tree_bytes       # each tree's share now (`Tree.max_bytes`)
-    cdef Py_ssize_t budget_names             # feature names counted in the last share
-    cdef long long name_bytes                # their bytes
-    cdef Py_ssize_t budget_labels            # labels counted in the last share
+    cdef Budget memory                       # its share of each tree (`_budget.pxd`)
 
+    cdef int _own(self) except -1
+    cdef dict _forest_state(self)
+    cdef int _set_master_seed(self, object seed) except -1
+    cdef int _set_forest_state(self, dict state, bint borrow) except -1
+    cdef object _replace_tree(self, Py_ssize_t i, object make_tree, object rows=*,
+                              object targets=*)
+    cdef object _start_background(self, Py_ssize_t i, object make_tree)
+    cdef object _swap_in(self, Py_ssize_t i, object make_tree)
+    cdef int _drop_background(self, Py_ssize_t i) except -1
+    cdef int _reset_watch(self, Py_ssize_t i) except -1
+    cdef int _after(self, object after, object X, object y) except -1
     cpdef int rebudget(self) except -1
-    cdef long long _background_bytes(self)
     cdef long long _tree_cap(self, Py_ssize_t i)
     cdef int _check_budget(self) except -1
     cdef double _target(self, object y) except? -1.0
@@ -113,19 +86,15 @@ cdef class ForestCore:
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X, bint keep=*)
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
-    cdef double _error(self, object tree, const double* x, double y, Py_ssize_t n_out) except? -1.0
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1
     cdef int _detect(self, object make_tree) except -1
-    cdef int _update(self, Py_ssize_t t, bint warning, double e) except -1
-    cdef int _fresh_detector(self, Py_ssize_t t, bint warning) except -1
+    cdef int _fit_background(self, Py_ssize_t i) except -1
     cdef int _remember(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
     cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
     cdef int _keep_walks(self, Py_ssize_t n_features) except -1
     cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept
     cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept
-    cdef void _free_watch(self) noexcept
-    cdef void _free_intervals(self) noexcept
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1
     cdef bint _fitted(self)
     cdef Py_ssize_t _predict_value(self, dict x) except -1
@@ -136,3 +105,11 @@ cdef class ForestCore:
                                object after, object make_tree) except -1
     cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
                     object make_tree) except -1
+
+
+
+cdef class BatchStep:
+    cdef ForestCore core                     # the forest, under the lock its batch holds
+    cdef bint open                           # the step is running (else every call raises)
+
+    cdef ForestCore _forest(self)

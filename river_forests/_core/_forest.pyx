@@ -3,6 +3,12 @@
 Python overhead is paid once per sample (one dict walk, one label lookup); the trees are then
 driven through their compiled `learn_sample` / `predict` methods.
 
+The core routes rows through its parts, each owning its state and its checks: the drift
+watch (`_watch.pxd`: detectors, background trees, duels), the interval calibrator
+(`_conformal.pxd`) and the memory budget (`_budget.pxd`). Its saved state
+(`forest_state`) is its own keys and theirs; the Python layer reaches it through public
+methods only, and a forest's after-batch step through a `BatchStep`.
+
 Every public method holds the model's lock (`_lock.pxd`) from start to end, batches included
 (checking the labels, registering features, placing the rows and learning them are one call),
 so one model can be shared by threads: one learning while others predict or pickle it. The
@@ -10,51 +16,36 @@ methods whose name starts with an underscore assume the lock is held.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.math cimport INFINITY, NAN, fabs, isnan
+from libc.math cimport fabs
 from libc.stdint cimport int32_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp
 
-import collections
 import math
-import sys
 
 import numpy as np
 import pandas as pd
 
-from ._conformal cimport (conformal_get_state, conformal_init, conformal_interval,
-                          conformal_judge, conformal_learn, conformal_nbytes, conformal_release,
-                          conformal_set_state, Conformal)
-from ._adwin cimport (adwin_estimation, adwin_get_state, adwin_init, adwin_nbytes, adwin_release,
-                      adwin_reset, adwin_set_state, adwin_update)
+from ._budget cimport (budget_background_bytes, budget_get_state, budget_init, budget_set_state,
+                       budget_share, budget_stale, budget_tree_bytes)
+from ._checks cimport is_int
+from ._conformal cimport (conformal_delete, conformal_from_state, conformal_get_state,
+                          conformal_interval, conformal_intervals, conformal_learn,
+                          conformal_learn_batch, conformal_nbytes, conformal_new, Conformal)
 from ._features cimport MAX_ABS, FeatureRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
 from ._random cimport RNG, rng_seed, rng_uniform
 from ._tree cimport Tree, row_of
+from ._watch cimport SWAP_AT_DRIFT, WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
 
+from ._budget import check_state as check_budget_state
+from ._conformal import check_state as check_calibrator_state
 from ._random import tree_seed
 from ._tree import tree_from_state
-
-from river.drift import ADWIN as _RiverADWIN
-
-#: a duel (SWAP_WHEN_BETTER) weighs the differences d = (tree's error - background tree's
-#: error) of the rows since the drift where the background tree could predict (it has learned
-#: something), the k-th latest by DUEL_FADE^k: S = sum w d, Q = sum w^2 d^2 (for 0/1 errors,
-#: the rows where exactly one of them is wrong, weighted). S has variance about Q when both
-#: trees are as good, so S > 0 and S^2 > Z_SWAP^2 Q is a one-sided test at Z_SWAP standard
-#: deviations: the background tree takes the place. S < 0 and S^2 > Z_DROP^2 Q after at least
-#: DROP_AFTER rows: it is dropped. The fading lets a background tree that starts from nothing
-#: win on what it predicts now, not on its first rows.
-cdef double Z_SWAP = 2.0
-cdef double Z_DROP = 3.0
-cdef double DROP_AFTER = 100.0
-cdef double DUEL_FADE = 0.99
 
 #: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
 #: that learns in batches keeps for its detectors
 cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
-#: the interval calibrator's level moves by at most this much per batch (`_learn_batch_rows`)
-cdef double BATCH_GAIN = 0.5
 
 cdef object _NA = pd.NA
 cdef object _NaT = pd.NaT
@@ -83,12 +74,13 @@ def core_from_snapshot(dict snap, bint borrow=False):
     """A core restored from `ForestCore.snapshot`'s dict (trees by kind name). Every part is
     checked before anything is built (`check_snapshot`; the trees check their own states):
     a snapshot that does not describe a forest raises ValueError."""
-    from ._features import _rebuild_registry
+    from ._features import registry_of
 
+    cdef ForestCore core
     check_snapshot(snap)
     trees = [tree_from_state(t, borrow, len(snap["names"])) for t in snap["trees"]]
     core = ForestCore(trees, snap["classifier"], snap["vote"],
-                      _rebuild_registry(snap["names"], snap["max_width"], snap["full_warned"]),
+                      registry_of(snap["names"], snap["max_width"], snap["full_warned"]),
                       snap["labels"])
     core._set_forest_state(snap["forest"], borrow)
     return core
@@ -104,12 +96,6 @@ def forest_rng_state(object master_seed):
 _I64 = 2**63
 
 
-cdef bint _int(object v, object low=0, object high=None):
-    """Whether `v` is an integer in [low, high) (high None: 2**63)."""
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) \
-        and low <= v < (_I64 if high is None else high)
-
-
 def check_snapshot(dict snap):
     """Raise ValueError unless `snap` has the shape of `ForestCore.snapshot`'s dict: what the
     forest's compiled loops index (the trees' columns and classes within the registries, a
@@ -120,7 +106,7 @@ def check_snapshot(dict snap):
     names, labels = snap.get("names"), snap.get("labels")
     if not isinstance(names, list) or not isinstance(labels, list):
         raise ValueError("a forest's feature names and labels must be lists")
-    if not _int(snap.get("max_width"), 1, 2**31) or len(names) > snap["max_width"]:
+    if not is_int(snap.get("max_width"), 1, 2**31) or len(names) > snap["max_width"]:
         raise ValueError("the feature registry holds more names than its max_width")
     try:
         if len(set(names)) != len(names) or len(set(labels)) != len(labels):
@@ -134,24 +120,35 @@ def check_snapshot(dict snap):
     forest = snap.get("forest")
     if not isinstance(forest, dict):
         raise ValueError("a forest's state needs its own state ('forest')")
-    background = forest.get("background")
-    if not isinstance(background, list) or len(background) != len(trees) \
-            or not all(b is None or isinstance(b, dict) for b in background):
-        raise ValueError("a forest's background trees must be a list as long as its trees")
-    for t in trees + [b for b in background if b is not None]:
+    check_forest_state(forest, trees, classifier, len(names), len(labels))
+
+
+def check_forest_state(dict forest, list trees, bint classifier, Py_ssize_t n_names,
+                       Py_ssize_t n_labels):
+    """Raise ValueError unless `forest` has the shape of `ForestCore.forest_state`'s dict for
+    a forest of the trees `trees` (their states, or dicts of their "task", "n_columns" and
+    "n_values") whose registries hold `n_names` features and `n_labels` labels. Each part
+    checks its own keys (`DriftWatch.check_state`, the interval calibrator's and the budget's
+    `check_state`); every tree's task, columns and classes must be the forest's."""
+
+    def check_tree(dict t):
         if t.get("task") != (0 if classifier else 1):
             raise ValueError("a tree's task is not the forest's")
-        if not _int(t.get("n_columns", 0), 0, len(names) + 1):
+        if not is_int(t.get("n_columns", 0), 0, n_names + 1):
             raise ValueError("a tree considered more columns than the registry holds")
-        if classifier and not _int(t.get("n_values", 0), 0, len(labels) + 1):
+        if classifier and not is_int(t.get("n_values", 0), 0, n_labels + 1):
             raise ValueError("a tree counts more classes than the forest knows")
-    for key in ("n_replaced", "n_batches", "batch_size", "n_background"):
-        if not _int(forest.get(key)):
+
+    DriftWatch.check_state(forest, len(trees), check_tree)
+    for t in trees:
+        check_tree(t)
+    for key in ("n_replaced", "n_batches", "batch_size"):
+        if not is_int(forest.get(key)):
             raise ValueError(f"the forest's {key!r} must be an integer >= 0")
-    if forest.get("master_seed") is not None and not _int(forest["master_seed"], -_I64, 2**64):
+    if forest.get("master_seed") is not None and not is_int(forest["master_seed"], -_I64, 2**64):
         raise ValueError("the forest's master seed must be an integer")
     rng = forest.get("rng")
-    if not (isinstance(rng, (tuple, list)) and len(rng) == 4 and all(_int(v, 0, 2**64) for v in rng)
+    if not (isinstance(rng, (tuple, list)) and len(rng) == 4 and all(is_int(v, 0, 2**64) for v in rng)
             and any(rng)):
         raise ValueError("the forest's generator state must be four 64-bit words, not all 0")
     rows, targets = forest.get("pending_rows"), forest.get("pending_targets")
@@ -161,67 +158,16 @@ def check_snapshot(dict snap):
     widest = max([t.get("n_columns", 0) for t in trees] + [0])
     for r in rows:
         if not (isinstance(r, np.ndarray) and r.dtype == np.float64 and r.ndim == 1
-                and len(r) <= len(names)):
+                and len(r) <= n_names):
             raise ValueError("a buffered row must be a float64 row of the registry's width")
     if rows and max(len(r) for r in rows) < widest:
         raise ValueError("the buffered rows are narrower than the columns the trees read")
-    budget = forest.get("budget")
-    if not (isinstance(budget, (tuple, list)) and len(budget) >= 3
-            and all(_int(v, -_I64) for v in budget[:2])
-            and isinstance(budget[2], (int, float)) and 1 <= budget[2] <= 2**31):
-        raise ValueError("the forest's budget must be (bytes, fixed bytes, slots >= 1, ...)")
-    share = forest.get("background_share")
-    if not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
-        raise ValueError("the forest's background share must lie in [0, 1]")
-    watch = forest.get("watch")
-    if watch is not None:
-        if not isinstance(watch, dict):
-            raise ValueError("the detectors' state must be a dict")
-        for key in ("duel", "pending"):
-            if not isinstance(watch.get(key), list) or len(watch[key]) != len(trees):
-                raise ValueError(f"the detectors' {key!r} must be a list as long as the trees")
-        counts = watch.get("counts")
-        if not (isinstance(counts, (tuple, list)) and len(counts) == 3
-                and all(isinstance(c, list) and len(c) == len(trees) for c in counts)):
-            raise ValueError("the detectors' counts must be three lists as long as the trees")
-        for d in watch["duel"]:
-            if not (isinstance(d, (tuple, list)) and len(d) == 3
-                    and all(isinstance(v, float) for v in d)):
-                raise ValueError("a duel's state is three floats")
-        log = watch.get("log")
-        if not (isinstance(log, (tuple, list)) and len(log) == 2 and isinstance(log[0], list)
-                and _int(log[1], 1, 2**31) and len(log[0]) <= log[1]):
-            raise ValueError("the drift log must be (entries, most entries)")
-        if not all(isinstance(e, (tuple, list)) and len(e) == 2 and _int(e[0]) and _int(e[1], 0, len(trees))
-                   for e in log[0]):
-            raise ValueError("a drift log entry is (sample, tree)")
-        adwins = watch.get("adwins")
-        if adwins is not None and (not isinstance(adwins, list) or len(adwins) != len(trees)
-                                   or not all(isinstance(a, (tuple, list)) and len(a) == 2
-                                              and all(isinstance(s, tuple) for s in a)
-                                              for a in adwins)):
-            raise ValueError("the ADWIN states must be a pair of states a tree")
-        python = watch.get("python")
-        if python is not None and not (isinstance(python, (tuple, list)) and len(python) == 2
-                                       and isinstance(python[0], list) and len(python[0]) == len(trees)
-                                       and (python[1] is None or isinstance(python[1], list)
-                                            and len(python[1]) == len(trees))):
-            raise ValueError("the detectors must be lists as long as the trees")
+    check_budget_state(forest)
     intervals = forest.get("intervals")
     if intervals is not None:
         if classifier or not isinstance(intervals, dict):
             raise ValueError("only a regressor has an interval calibrator")
-        reals = ("alpha", "alpha_t", "gamma", "lr", "lr_beta", "b", "beta", "u_mean", "u_count")
-        if not all(isinstance(intervals.get(k), (int, float)) and not isinstance(intervals.get(k), bool)
-                   and math.isfinite(intervals[k]) for k in reals) \
-                or not 0.0 < intervals["alpha"] < 1.0 or not _int(intervals.get("window"), 1, 2**20) \
-                or not all(_int(intervals.get(k)) for k in ("n_learned", "n_misses", "n_checked")):
-            raise ValueError("the interval calibrator's settings are out of range")
-        for k in ("scores", "lo", "hi", "h"):
-            a = intervals.get(k)
-            if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == 1):
-                raise ValueError(f"the interval calibrator's {k!r} must be a float64 array")
-    n_labels = len(labels)
+        check_calibrator_state(intervals)
     for t in targets:
         if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) \
                 or (classifier and not (t == int(t) and 0 <= t < n_labels)):
@@ -253,19 +199,7 @@ cdef class ForestCore:
         self.batch_size = batch_size
         self.pending_rows = []
         self.pending_targets = []
-        self.background = [None] * len(trees)
-        self.n_background = 0
-        self.watching = False
-        self.adwins = NULL
-        self.err = NULL
-        self.duel = NULL
-        self.pending = NULL
-        self.n_watch = 0
-        self.drift_counts = []
-        self.warning_counts = []
-        self.swap_counts = []
-        self.drift_log = collections.deque(maxlen=1000)
-        self.n_watched = 0
+        self.watch = DriftWatch(len(trees))
         self.cache_x = NULL
         self.cache_cols = NULL
         self.cache_pred = NULL
@@ -278,32 +212,23 @@ cdef class ForestCore:
         self.batch_X = None
         self.batch_pred = None
         self.batch_agg = None
-        self.budget = 0
-        self.budget_slots = max(1, len(trees))
-        self.background_share = 1.0
+        budget_init(&self.memory, len(trees))
 
     def __dealloc__(self):
         free_lock(self.lock)
         PyMem_Free(self.acc)
         PyMem_Free(self.tmp)
-        self._free_watch()
         free(self.cache_x)
         free(self.cache_cols)
         free(self.cache_pred)
-        self._free_intervals()
+        conformal_delete(self.conformal)
 
     def __sizeof__(self):
-        """The core's own bytes: the object, its scratch rows, the detectors' state and the
-        cached prediction (the trees and registries are objects of their own)."""
-        cdef Py_ssize_t t
+        """The core's own bytes: the object, its scratch rows and the cached prediction (the
+        trees, registries and parts are objects of their own)."""
         cdef size_t n = object.__sizeof__(self) + 2 * self.scratch * sizeof(double)
         n += self.cache_cap * (sizeof(double) + sizeof(Py_ssize_t))
         n += (len(self.trees) + 1 if self.cache_pred != NULL else 0) * sizeof(double)
-        if self.watching:
-            n += self.n_watch * (5 * sizeof(double) + sizeof(char))
-            if self.compiled:
-                for t in range(2 * self.n_watch):
-                    n += sizeof(self.adwins[t]) + adwin_nbytes(&self.adwins[t])
         if self.conformal != NULL:
             n += sizeof(Conformal) + conformal_nbytes(self.conformal)
         return n
@@ -328,7 +253,7 @@ cdef class ForestCore:
     def __reduce__(self):
         return (core_from_snapshot, (self.snapshot(),))
 
-    def _own(self):
+    cdef int _own(self) except -1:
         """Trees that read a memory-mapped file (`Tree.borrowed`) get memory of their own
         before anything changes them: each is replaced by a tree loaded from its state, as a
         load without mapping would have made it (lock held)."""
@@ -336,12 +261,11 @@ cdef class ForestCore:
         for i in range(len(self.trees)):
             if self.trees[i].borrowed is not None:
                 self.trees[i] = tree_from_state(self.trees[i].borrowed, False, len(self.features.names))
-            if self.background[i] is not None and self.background[i].borrowed is not None:
-                self.background[i] = tree_from_state(self.background[i].borrowed, False,
-                                                     len(self.features.names))
+        self.watch.own(len(self.features.names))
         self.borrowing = False
         self.version += 1
         self.rebudget()
+        return 0
 
     @property
     def borrows(self):
@@ -364,27 +288,55 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    def _forest_state(self):
-        """The forest's own state: seeds, counters, generator, buffered rows (lock held)."""
+    def forest_state(self):
+        """The forest's own state as plain data, taken under the lock: seeds, counters, its
+        generator, buffered rows, and its parts' keys (the drift watch's, `DriftWatch.state`;
+        the budget; the interval calibrator's). `set_forest_state` restores it."""
+        acquire(self.lock)
+        try:
+            return self._forest_state()
+        finally:
+            release(self.lock)
+
+    cdef dict _forest_state(self):
         return {"master_seed": self.master_seed, "n_replaced": self.n_replaced,
                 "n_batches": self.n_batches, "batch_size": self.batch_size,
                 "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
                 "pending_rows": [r.copy() for r in self.pending_rows],
                 "pending_targets": list(self.pending_targets),
-                "background": [None if b is None else (<Tree>b).get_state()
-                               for b in self.background],
-                "n_background": self.n_background, "watch": self._watch_state(),
-                "budget": (self.budget, self.budget_fixed, self.budget_slots, self.tree_bytes),
-                "background_share": self.background_share,
+                **self.watch.state(), **budget_get_state(&self.memory),
                 "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
 
-    def _set_master_seed(self, object seed):
+    cdef int _set_master_seed(self, object seed) except -1:
         """Set the master seed (None: not known yet, for a core pickled before it existed; the
         forest sets it when it loads) and seed the forest's generator from it."""
         self.master_seed = None if seed is None else int(seed)
         rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
+        return 0
 
-    def _set_forest_state(self, dict state, bint borrow=False):
+    def set_forest_state(self, dict state):
+        """Restore `forest_state`'s dict (a merge's, or a forest's given other trees: the
+        background trees must then be None and the detectors' state None or theirs). It is
+        checked first against the forest's trees and registries: a state that does not
+        describe this forest raises ValueError and leaves it as it was."""
+        acquire(self.lock)
+        try:
+            check_forest_state(state, [{"task": (<Tree>t).task, "n_columns": (<Tree>t).n_columns,
+                                        "n_values": (<Tree>t).n_values} for t in self.trees],
+                               self.classifier, len(self.features.names), len(self.labels))
+            self._set_forest_state(state, False)
+            self.version += 1
+        finally:
+            release(self.lock)
+
+    cdef int _set_forest_state(self, dict state, bint borrow) except -1:
+        cdef DriftWatch watch = DriftWatch(len(self.trees))
+        cdef Conformal* calibrator = NULL
+        watch.set_state(state, borrow, len(self.features.names))
+        if state["intervals"] is not None:
+            if self.classifier:
+                raise ValueError("only a regressor has an interval calibrator")
+            calibrator = conformal_from_state(state["intervals"])
         self.master_seed = state["master_seed"]
         self.n_replaced = state["n_replaced"]
         self.n_batches = state["n_batches"]
@@ -392,23 +344,15 @@ cdef class ForestCore:
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
         self.pending_rows = list(state["pending_rows"])
         self.pending_targets = list(state["pending_targets"])
-        self.background = [None if b is None else tree_from_state(b, borrow, len(self.features.names))
-                           for b in state["background"]]
-        self.borrowing = any(t.borrowed is not None for t in self.trees + self.background
+        self.watch = watch
+        self.borrowing = any(t.borrowed is not None for t in self.trees + watch.background
                              if t is not None)
-        self.n_background = state["n_background"]
-        if state.get("watch") is not None:
-            self._set_watch_state(state["watch"])
-        self.budget, self.budget_fixed, self.budget_slots = state["budget"][:3]
-        self.background_share = state["background_share"]
-        intervals = state["intervals"]
-        if intervals is not None:
-            self._set_intervals(intervals["alpha"], intervals["gamma"], intervals["window"],
-                                intervals["lr"], intervals["lr_beta"])
-            if self.conformal == NULL:
-                raise ValueError("the interval calibrator's state does not make a calibrator")
-            conformal_set_state(self.conformal, intervals)
+        budget_set_state(&self.memory, state)
+        if calibrator != NULL:
+            conformal_delete(self.conformal)
+            self.conformal = calibrator
         self.rebudget()
+        return 0
 
     # ------------------------------------------------------------------ prediction intervals
 
@@ -418,31 +362,12 @@ cdef class ForestCore:
         miscoverage `alpha`, or none (`alpha` = 0)."""
         acquire(self.lock)
         try:
-            self._set_intervals(alpha, gamma, window, lr, lr_beta)
+            conformal_delete(self.conformal)
+            self.conformal = NULL
+            if alpha > 0.0 and not self.classifier:
+                self.conformal = conformal_new(alpha, gamma, <int32_t>window, lr, lr_beta)
         finally:
             release(self.lock)
-
-    def _set_intervals(self, double alpha, double gamma, Py_ssize_t window, double lr,
-                       double lr_beta):
-        cdef Conformal* c
-        self._free_intervals()
-        if alpha <= 0.0 or self.classifier:
-            return
-        c = <Conformal*>calloc(1, sizeof(Conformal))
-        if c == NULL:
-            raise MemoryError()
-        try:
-            conformal_init(c, alpha, gamma, <int32_t>window, lr, lr_beta)
-        except MemoryError:
-            free(c)
-            raise
-        self.conformal = c
-
-    cdef void _free_intervals(self) noexcept:
-        if self.conformal != NULL:
-            conformal_release(self.conformal)
-            free(self.conformal)
-            self.conformal = NULL
 
     @property
     def interval_state(self):
@@ -481,19 +406,11 @@ cdef class ForestCore:
         return 0
 
     # ------------------------------------------------------------------ the forest protocol
-    # The underscore methods below assume the lock is held: they are for the `after` step a
-    # forest passes to `learn_one` / `learn_batch`, which runs under the lock once a batch is
-    # learned (see `_learn_batch_rows`).
+    # Replacements and background trees; a forest's after-batch step reaches them through a
+    # `BatchStep` (see `_after`).
 
-    def _uniform(self):
-        """A uniform draw in [0, 1) from the forest's own generator."""
-        return rng_uniform(&self.rng)
-
-    def _predict_trees(self, const double[:, ::1] X):
-        """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
-        return self._predict_tree_rows(X)
-
-    def _replace_tree(self, Py_ssize_t i, object make_tree, object rows=None, object targets=None):
+    cdef object _replace_tree(self, Py_ssize_t i, object make_tree, object rows=None,
+                              object targets=None):
         """Put a new tree in place of tree `i`: `make_tree(seed)` builds it, with the seed of
         the forest's next replacement (`tree_seed(master_seed, n_trees + n_replaced)`, so
         replacements are reproducible from the forest's seed), and, given `rows` and
@@ -502,7 +419,7 @@ cdef class ForestCore:
         if not 0 <= i < len(self.trees):
             raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
         tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
-        if self.budget > 0:
+        if self.memory.total > 0:
             tree.set_max_bytes(self._tree_cap(i))
         if rows is not None:
             tree.learn_rows(rows, targets)
@@ -511,39 +428,38 @@ cdef class ForestCore:
         self.version += 1
         return tree
 
-    def _start_background(self, Py_ssize_t i, object make_tree):
-        """Start a background tree for tree `i` (replacing one it had): `make_tree(seed)`,
-        seeded as the forest's next background tree (`tree_seed(master_seed, -2 - k)` for the
-        k-th: apart from the trees' and replacements' seeds). It learns from the next sample
-        on, alongside tree `i`, and takes its place on a drift (`_swap_in`)."""
-        self._set_background(i, make_tree(tree_seed(self.master_seed, -2 - self.n_background)))
-        self.n_background += 1
-        return self.background[i]
+    cdef object _start_background(self, Py_ssize_t i, object make_tree):
+        """Start a background tree for tree `i` (`DriftWatch.new_background`, seeded as the
+        forest's next background tree); it borrows its share of tree `i`'s bytes."""
+        tree = self.watch.new_background(i, make_tree, self.master_seed)
+        self._fit_background(i)
+        return tree
 
-    def _set_background(self, Py_ssize_t i, object tree):
-        """Tree `i`'s background tree is now `tree` (None: none). A background tree borrows
+    cdef int _fit_background(self, Py_ssize_t i) except -1:
+        """Tree `i`'s background tree came or went: a background tree borrows
         `background_share` of tree `i`'s bytes (the tree sheds nodes to lend them) and gives
-        them back when it goes: the forest's bytes stay within the budget, and a forest
+        them back when it goes, so the forest's bytes stay within the budget, and a forest
         whose detectors start no background tree keeps every tree's whole share."""
-        self.background[i] = tree
-        if self.budget > 0:
+        if self.memory.total > 0:
+            tree = self.watch.background[i]
             if tree is not None:
-                tree.set_max_bytes(self._background_bytes())
+                tree.set_max_bytes(budget_background_bytes(&self.memory))
             self.trees[i].set_max_bytes(self._tree_cap(i))
             self.version += 1
+        return 0
 
-    def _swap_in(self, Py_ssize_t i, object make_tree):
+    cdef object _swap_in(self, Py_ssize_t i, object make_tree):
         """A drift on tree `i`: its background tree takes its place, or, without one, a fresh
         tree (`_replace_tree`). Either counts as a replacement."""
-        if self.background[i] is None:
+        tree = self.watch.take_background(i)
+        if tree is None:
             return self._replace_tree(i, make_tree)
-        self.trees[i] = self.background[i]
-        self.background[i] = None
-        if self.budget > 0:  # from a background tree's bytes to a tree's
-            self.trees[i].set_max_bytes(self.tree_bytes)
+        self.trees[i] = tree
+        if self.memory.total > 0:  # from a background tree's bytes to a tree's
+            tree.set_max_bytes(self.memory.tree_bytes)
         self.n_replaced += 1
         self.version += 1
-        return self.trees[i]
+        return tree
 
     def start_background(self, Py_ssize_t i, object make_tree):
         """`_start_background` under the model's lock."""
@@ -555,9 +471,11 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    def _drop_background(self, Py_ssize_t i):
-        """Forget tree `i`'s background tree (the tree was replaced by another route)."""
-        self._set_background(i, None)
+    cdef int _drop_background(self, Py_ssize_t i) except -1:
+        """Forget tree `i`'s background tree (the tree was replaced by another route, or the
+        background tree lost its duel)."""
+        self.watch.take_background(i)
+        return self._fit_background(i)
 
     def swap_in(self, Py_ssize_t i, object make_tree):
         """`_swap_in` under the model's lock."""
@@ -582,288 +500,70 @@ cdef class ForestCore:
             release(self.lock)
 
     # ------------------------------------------------------------------ drift adaptation
-    # Each tree's detectors watch its prequential error (0/1 for a classifier, the absolute
-    # error of its mean for a regressor), computed before the tree learns the row; after the
-    # row is learned the detectors see it (`_detect`): a warning starts a background tree, a
-    # drift swaps it in (SWAP_AT_DRIFT, as river's and MOA's ARF) or starts a duel that swaps
-    # it in once it is significantly better (SWAP_WHEN_BETTER). river's ADWIN runs compiled
-    # (`_adwin.pxd`, the same detections); any other river detector is called from here.
+    # The forest's drift watch (`_watch.pxd`) decides; the forest acts on its verdicts, since
+    # the trees, their seeds and their shares of the budget are the forest's.
 
     def set_watch(self, object drift_detector, object warning_detector=None,
                   int swap_rule=SWAP_AT_DRIFT, Py_ssize_t log_size=1000):
-        """Watch every tree with fresh copies (``clone()``) of `drift_detector` and
-        `warning_detector` (None: stop watching); counts and log start afresh."""
+        """Watch every tree with fresh copies of `drift_detector` and `warning_detector` (None:
+        stop watching; `DriftWatch.set_detectors`); counts and log start afresh."""
         acquire(self.lock)
         try:
-            self._set_watch(drift_detector, warning_detector, swap_rule, log_size)
+            self.version += 1
+            self.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
         finally:
             release(self.lock)
 
-    def _set_watch(self, object drift_detector, object warning_detector, int swap_rule,
-                   Py_ssize_t log_size):
-        cdef Py_ssize_t t, n = len(self.trees)
-        self._free_watch()
-        self.watching = drift_detector is not None
-        self.version += 1
-        self.drift_log = collections.deque(maxlen=log_size)
-        self.n_watched = 0
-        self.drift_counts = [0] * n
-        self.warning_counts = [0] * n
-        self.swap_counts = [0] * n
-        if not self.watching:
-            return
-        if swap_rule not in (SWAP_AT_DRIFT, SWAP_WHEN_BETTER):
-            raise ValueError(f"unknown swap rule {swap_rule}")
-        self.swap_rule = swap_rule
-        self.warn = warning_detector is not None
-        self.drift_template = drift_detector
-        self.warning_template = warning_detector
-        self.compiled = type(drift_detector) is _RiverADWIN and (
-            warning_detector is None or type(warning_detector) is _RiverADWIN)
-        self.n_watch = n
-        self.err = <double*>calloc(2 * n + 1, sizeof(double))
-        self.duel = <double*>calloc(3 * n + 1, sizeof(double))
-        self.pending = <char*>calloc(n + 1, sizeof(char))
-        if self.err == NULL or self.duel == NULL or self.pending == NULL:
-            self._free_watch()
-            raise MemoryError()
-        if self.compiled:
-            self.adwins = <Adwin*>calloc(2 * n + 1, sizeof(Adwin))
-            if self.adwins == NULL:
-                self._free_watch()
-                raise MemoryError()
-            for t in range(n):
-                self._init_adwin(2 * t, drift_detector)
-                self._init_adwin(2 * t + 1, warning_detector if self.warn else drift_detector)
-            self.drift_py = self.warning_py = None
-        else:
-            self.drift_py = [drift_detector.clone() for _ in range(n)]
-            self.warning_py = [warning_detector.clone() for _ in range(n)] if self.warn else None
+    def set_watch_state(self, dict watch):
+        """Restore the detectors' state (`DriftWatch.state`'s ``"watch"``; a merge joins its
+        forests', `DriftWatch.joined`), keeping the background trees. It is checked first: a
+        state that does not describe detectors of this forest's trees raises ValueError and
+        leaves the forest as it was."""
+        cdef DriftWatch new = DriftWatch(len(self.trees))
+        acquire(self.lock)
+        try:
+            new.set_state({"background": [None] * len(self.trees), "n_background": 0,
+                           "watch": watch})
+            new.keep_background(self.watch)
+            self.watch = new
+            self.version += 1
+        finally:
+            release(self.lock)
 
-    def _init_adwin(self, Py_ssize_t k, object d):
-        if not (1 <= d.max_buckets <= 2**16 and 1 <= d.clock and 0 <= d.min_window_length
-                and 0 <= d.grace_period and 0.0 < d.delta <= 1.0):
-            raise ValueError(f"this ADWIN's parameters are out of range for the compiled "
-                             f"detector (1 <= max_buckets <= 65536, clock >= 1, 0 < delta <= "
-                             f"1): {d!r}")
-        adwin_init(&self.adwins[k], d.delta, d.clock, d.max_buckets, d.min_window_length,
-                   d.grace_period)
-
-    cdef void _free_watch(self) noexcept:
-        cdef Py_ssize_t t
-        if self.adwins != NULL:
-            for t in range(2 * self.n_watch):
-                adwin_release(&self.adwins[t])
-        free(self.adwins)
-        free(self.err)
-        free(self.duel)
-        free(self.pending)
-        self.adwins = NULL
-        self.err = NULL
-        self.duel = NULL
-        self.pending = NULL
-        self.n_watch = 0
-        self.watching = False
-        self.drift_py = self.warning_py = None
-
-    def _watch_state(self):
-        """The detectors' state, per tree (lock held; None when not watching)."""
-        cdef Py_ssize_t t, n = self.n_watch
-        if not self.watching:
-            return None
-        return {
-            "rule": self.swap_rule, "templates": (self.drift_template, self.warning_template),
-            "adwins": [(adwin_get_state(&self.adwins[2 * t]), adwin_get_state(&self.adwins[2 * t + 1]))
-                       for t in range(n)] if self.compiled else None,
-            "python": (list(self.drift_py), None if self.warning_py is None else list(self.warning_py))
-                      if not self.compiled else None,
-            "duel": [(self.duel[3 * t], self.duel[3 * t + 1], self.duel[3 * t + 2]) for t in range(n)],
-            "pending": [bool(self.pending[t]) for t in range(n)],
-            "counts": (list(self.drift_counts), list(self.warning_counts), list(self.swap_counts)),
-            "log": (list(self.drift_log), self.drift_log.maxlen), "n_watched": self.n_watched,
-        }
-
-    def _set_watch_state(self, dict w):
-        """Restore `_watch_state`'s dict (per-tree lists as long as the trees: a merge
-        concatenates its parts')."""
-        cdef Py_ssize_t t
-        drift, warning = w["templates"]
-        self._set_watch(drift, warning, w["rule"], w["log"][1])
-        if len(w["pending"]) != self.n_watch:
-            raise ValueError("the detectors' state does not match the trees")
-        if self.compiled and w["adwins"] is not None:
-            for t in range(self.n_watch):
-                adwin_set_state(&self.adwins[2 * t], w["adwins"][t][0])
-                adwin_set_state(&self.adwins[2 * t + 1], w["adwins"][t][1])
-        elif w["python"] is not None:  # Python detectors (a model of 0.2 had river's ADWIN so)
-            if self.compiled:
-                self._free_watch()
-                self._set_watch_python(drift, warning, w["rule"], w["log"][1])
-            self.drift_py = list(w["python"][0])
-            self.warning_py = None if w["python"][1] is None else list(w["python"][1])
-        for t in range(self.n_watch):
-            self.duel[3 * t], self.duel[3 * t + 1], self.duel[3 * t + 2] = w["duel"][t]
-            self.pending[t] = w["pending"][t]
-        self.drift_counts, self.warning_counts, self.swap_counts = map(list, w["counts"])
-        self.drift_log.extend(tuple(e) for e in w["log"][0])
-        self.n_watched = w["n_watched"]
-
-    def _set_watch_python(self, object drift, object warning, int rule, Py_ssize_t log_size):
-        """`_set_watch` with the detectors run as Python objects even if they are ADWINs."""
-        self._set_watch(drift, warning, rule, log_size)
-        if self.compiled:
-            for t in range(2 * self.n_watch):
-                adwin_release(&self.adwins[t])
-            free(self.adwins)
-            self.adwins = NULL
-            self.compiled = False
-            self.drift_py = [drift.clone() for _ in range(self.n_watch)]
-            self.warning_py = [warning.clone() for _ in range(self.n_watch)] if self.warn else None
-
-    @property
-    def last_errors(self):
-        """Each tree's error on the last row the detectors saw (None when not watching)."""
-        cdef Py_ssize_t t
-        if not self.watching or self.n_watched == 0:
-            return None
-        return [self.err[2 * t] for t in range(self.n_watch)]
-
-    def _reset_watch(self, Py_ssize_t i):
+    cdef int _reset_watch(self, Py_ssize_t i) except -1:
         """Tree `i` was replaced by another route (XForest's swaps): fresh detectors, no
         background tree, no duel."""
-        self._set_background(i, None)
-        if self.watching:
-            self._fresh_detector(i, False)
-            if self.warn:
-                self._fresh_detector(i, True)
-            self.pending[i] = 0
-
-    cdef double _error(self, object tree_, const double* x, double y, Py_ssize_t n_out) except? -1.0:
-        """A tree's loss on one row, from its prediction now: 0/1 for a classifier (a label no
-        tree knows yet is an error), the absolute error of its mean for a regressor."""
-        cdef Tree tree = <Tree>tree_
-        cdef Py_ssize_t c, best
-        if n_out == 0 or (self.classifier and tree.n_seen == 0):
-            # a tree that has learned nothing has no class to predict (an error), and a mean of 0
-            return 1.0 if self.classifier else fabs(y)
-        tree.predict(x, self.tmp, <int32_t>n_out)
-        if not self.classifier:
-            return fabs(self.tmp[0] - y)
-        best = 0
-        for c in range(1, n_out):
-            if self.tmp[c] > self.tmp[best]:
-                best = c
-        return 0.0 if best == <Py_ssize_t>y else 1.0
+        self._drop_background(i)
+        return self.watch.restart(i)
 
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1:
-        """Each tree's error on row `x` into `err` (and its background tree's, during a duel,
-        once it has learned something). `preds`: each tree's answer to this row (its class or
-        its mean) when already known (a batch predicted, then learned); else the last
-        one-sample prediction's when it was of this row and nothing was learned since
-        (test-then-train predicts, then learns, the same row); else each tree predicts."""
-        cdef Py_ssize_t t, n_out = self._n_out()
-        cdef Tree tree
-        cdef double p
+        """Each tree's error on row `x` (`DriftWatch.errors`). `preds`: each tree's answer to
+        this row (its class or its mean) when already known (a batch predicted, then
+        learned); else the last one-sample prediction's when it was of this row and nothing
+        was learned since (test-then-train predicts, then learns, the same row); else each
+        tree predicts."""
+        cdef Py_ssize_t n_out = self._n_out()
         if preds == NULL and self.cache_recorded and self._cached(x, n_features, n_out):
             preds = self.cache_pred
         if n_out > 0:
             self._reserve(n_out)
-        for t in range(len(self.trees)):
-            tree = <Tree>self.trees[t]
-            if preds != NULL and not (self.classifier and tree.n_seen == 0):
-                p = preds[t]
-                if self.classifier:
-                    self.err[2 * t] = 0.0 if p == y else 1.0
-                else:
-                    self.err[2 * t] = fabs(p - y)
-            else:
-                self.err[2 * t] = self._error(tree, x, y, n_out)
-            if self.pending[t] and self.background[t] is not None \
-                    and (<Tree>self.background[t]).n_seen > 0:
-                self.err[2 * t + 1] = self._error(self.background[t], x, y, n_out)
-            else:
-                self.err[2 * t + 1] = NAN
-        return 0
-
-    cdef int _update(self, Py_ssize_t t, bint warning, double e) except -1:
-        """Feed error `e` to tree `t`'s drift (or warning) detector: 1 if it detected a rise
-        of the error. A detector that tracks its window's mean (ADWIN) flags falls too, and a
-        learning tree's error falls: only a rise is acted on; a detector without
-        `estimation` (DDM, ...) is taken at its word."""
-        cdef Adwin* a
-        cdef double before
-        if self.compiled:
-            a = &self.adwins[2 * t + warning]
-            before = adwin_estimation(a)
-            return adwin_update(a, e) and adwin_estimation(a) > before
-        det = (self.warning_py if warning else self.drift_py)[t]
-        before_ = getattr(det, "estimation", None)
-        det.update(e)
-        if not det.drift_detected:
-            return 0
-        after = getattr(det, "estimation", None)
-        return before_ is None or after is None or after > before_
-
-    cdef int _fresh_detector(self, Py_ssize_t t, bint warning) except -1:
-        if self.compiled:
-            adwin_reset(&self.adwins[2 * t + warning])
-        elif warning:
-            self.warning_py[t] = self.warning_template.clone()
-        else:
-            self.drift_py[t] = self.drift_template.clone()
-        return 0
+        return self.watch.errors(self.trees, x, y, preds, n_out, self.classifier, self.tmp)
 
     cdef int _detect(self, object make_tree) except -1:
-        """The detectors on the row just learned (its errors in `err`), tree by tree: a
-        warning starts a background tree; a drift swaps it in (or a fresh tree), or, under
-        SWAP_WHEN_BETTER, starts a duel (and a background tree if there is none) that the
-        background tree wins once significantly better, or loses once significantly worse."""
+        """The detectors on the row just learned, tree by tree: each tree's verdict
+        (`DriftWatch.verdict`) acted on at once."""
         cdef Py_ssize_t t
-        cdef double e, d, s, q
-        self.n_watched += 1
+        cdef int act
+        self.watch.see_row()
         for t in range(len(self.trees)):
-            e = self.err[2 * t]
-            if self.pending[t] and not isnan(self.err[2 * t + 1]):
-                d = e - self.err[2 * t + 1]
-                self.duel[3 * t] = DUEL_FADE * self.duel[3 * t] + d
-                self.duel[3 * t + 1] = DUEL_FADE * DUEL_FADE * self.duel[3 * t + 1] + d * d
-                self.duel[3 * t + 2] += 1.0
-            if self.warn and not self.pending[t] and self._update(t, True, e):
+            act = self.watch.verdict(t)
+            if act & WATCH_START:
                 self._start_background(t, make_tree)
-                self._fresh_detector(t, True)
-                self.warning_counts[t] += 1
-            if self._update(t, False, e):
-                self.drift_counts[t] += 1
-                self.drift_log.append((self.n_watched, t))
-                self._fresh_detector(t, False)
-                if self.swap_rule == SWAP_AT_DRIFT:
-                    self._swap_in(t, make_tree)
-                    if self.warn:
-                        self._fresh_detector(t, True)
-                    self.swap_counts[t] += 1
-                    continue
-                if not self.pending[t]:
-                    self.pending[t] = 1
-                    self.duel[3 * t] = 0.0
-                    self.duel[3 * t + 1] = 0.0
-                    self.duel[3 * t + 2] = 0.0
-                    if self.background[t] is None:
-                        self._start_background(t, make_tree)
-                continue
-            if self.pending[t]:
-                s = self.duel[3 * t]
-                q = self.duel[3 * t + 1]
-                if s > 0.0 and s * s > Z_SWAP * Z_SWAP * q:
-                    self._swap_in(t, make_tree)
-                    self.pending[t] = 0
-                    self._fresh_detector(t, False)
-                    if self.warn:
-                        self._fresh_detector(t, True)
-                    self.swap_counts[t] += 1
-                elif s < 0.0 and self.duel[3 * t + 2] >= DROP_AFTER and s * s > Z_DROP * Z_DROP * q:
-                    self._set_background(t, None)
-                    self.pending[t] = 0
+            if act & WATCH_SWAP:
+                self._swap_in(t, make_tree)
+            elif act & WATCH_DROP:
+                self._drop_background(t)
         return 0
 
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
@@ -876,76 +576,74 @@ cdef class ForestCore:
         cdef int32_t n_features = <int32_t>X.shape[1]
         cdef const double* x
         cdef Tree tree
+        cdef bint watching = self.watch.watching
         self.version += 1
         for i in range(X.shape[0]):
             x = row_of(X, i)
             if self.conformal != NULL:
                 self._calibrate(x, n_features, y[i])
-            if self.watching:
+            if watching:
                 self._watch_errors(x, n_features, y[i], NULL)
             for tree in self.trees:
                 tree.learn_sample(x, n_features, y[i])
-            for tree in self.background:
+            for tree in self.watch.background:
                 if tree is not None:
                     tree.learn_sample(x, n_features, y[i])
-            if self.watching:
+            if watching:
                 self._detect(make_tree)
         return 0
 
     # ------------------------------------------------------------------ the memory budget
 
+    def set_budget(self, long long total, long long fixed, double slots,
+                   double background_share):
+        """Give the forest a budget of `total` bytes (`_budget.pxd`): its `fixed` bytes
+        outside the trees and the registries (measured by the Python layer) come off, the
+        rest is split into `slots` shares, a background tree borrowing `background_share` of
+        its tree's; shared out at once (`rebudget`)."""
+        acquire(self.lock)
+        try:
+            self.memory.total = total
+            self.memory.fixed = fixed
+            self.memory.slots = slots
+            self.memory.background_share = background_share
+            self.rebudget()
+        finally:
+            release(self.lock)
+
+    @property
+    def budget(self):
+        """The bytes the whole forest may take (0: no budget)."""
+        return self.memory.total
+
+    @property
+    def tree_bytes(self):
+        """Each tree's share of the budget now (`Tree.max_bytes`)."""
+        return self.memory.tree_bytes
+
     cpdef int rebudget(self) except -1:
-        """Share the budget out again: what the forest's registries take (names and labels,
-        growing with the stream) and its fixed part come off, the rest is split into
-        `budget_slots` shares: one per tree, `background_share` of one per background tree;
-        a tree over its new share sheds nodes
-        (`Tree.fit_budget`). Run when a name or a label is registered (the caller holds the
-        lock), so the whole forest stays within `budget` bytes."""
-        cdef Py_ssize_t k, n = len(self.features.names)
-        cdef long long share
-        if self.budget <= 0:
+        """Share the budget out again (`budget_share`) and give each tree its cap: a tree
+        over its new share sheds nodes (`Tree.fit_budget`). Run when a name or a label is
+        registered (the caller holds the lock), so the whole forest stays within its
+        budget."""
+        cdef Py_ssize_t k
+        if not budget_share(&self.memory, self.features.names, len(self.labels),
+                            self.watch.watching, self.batch_size):
             return 0
-        if n < self.budget_names:  # a registry rebuilt (a load): count its names again
-            self.budget_names = 0
-            self.name_bytes = 0
-        for k in range(self.budget_names, n):
-            self.name_bytes += sys.getsizeof(self.features.names[k])
-        self.budget_names = n
-        self.budget_labels = len(self.labels)
-        # a function of the registries' contents alone (not of their containers' spare
-        # room), so a loaded forest shares its budget out exactly as the one it copies
-        # (a batch forest's buffer holds up to `batch_size` rows as wide as the registry: an
-        # array each, which river's measure counts as its object, its data, and its data
-        # again (`getsizeof` of an array that owns its data includes it, and river adds
-        # `nbytes`), a float target, and their lists' slots)
-        share = <long long>((self.budget - self.budget_fixed - self.name_bytes
-                             - (56 if self.watching else 48) * n - 160 * self.budget_labels
-                             - self.batch_size * (16 * n + 160)) / self.budget_slots)
-        if share < 1:
-            share = 1
-        self.tree_bytes = share
         self.version += 1  # a tree over its share sheds nodes
         for k in range(len(self.trees)):
             self.trees[k].set_max_bytes(self._tree_cap(k))
-        for tree in self.background:
+        for tree in self.watch.background:
             if tree is not None:
-                tree.set_max_bytes(self._background_bytes())
+                tree.set_max_bytes(budget_background_bytes(&self.memory))
         return 0
 
-    cdef long long _background_bytes(self):
-        """A background tree's bytes: `background_share` of a tree's (at least 1)."""
-        return max(1, <long long>(self.tree_bytes * self.background_share))
-
     cdef long long _tree_cap(self, Py_ssize_t i):
-        """Tree `i`'s bytes: its share, less what its background tree borrows (a background
-        share below 1; a model of 0.2 gave background trees shares of their own)."""
-        if self.background_share < 1.0 and self.background[i] is not None:
-            return max(1, self.tree_bytes - self._background_bytes())
-        return self.tree_bytes
+        """Tree `i`'s bytes: its share, less what its background tree borrows."""
+        return budget_tree_bytes(&self.memory, self.watch.background[i] is not None)
 
     cdef int _check_budget(self) except -1:
-        if self.budget > 0 and (len(self.features.names) != self.budget_names
-                                or len(self.labels) != self.budget_labels):
+        if budget_stale(&self.memory, len(self.features.names), len(self.labels)):
             self.rebudget()
         return 0
 
@@ -1032,16 +730,16 @@ cdef class ForestCore:
                 return
             if self.conformal != NULL:
                 self._calibrate(self.features.buf, n_features, target)
-            if self.watching:
+            if self.watch.watching:
                 self._watch_errors(self.features.buf, n_features, target, NULL)
             self._keep_walks(n_features)
             self.version += 1
             for tree in self.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            for tree in self.background:
+            for tree in self.watch.background:
                 if tree is not None:
                     tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            if self.watching:
+            if self.watch.watching:
                 self._detect(make_tree)
         finally:
             release(self.lock)
@@ -1089,11 +787,9 @@ cdef class ForestCore:
         cdef double[:, ::1] ev
         cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
-        cdef int[::1] miss
-        cdef double gamma
-        if (self.watching or self.conformal != NULL) and self.batch_size == 0:
+        if (self.watch.watching or self.conformal != NULL) and self.batch_size == 0:
             self._learn_rows_watched(X, y, make_tree)
-        elif self.watching or self.conformal != NULL:
+        elif self.watch.watching or self.conformal != NULL:
             rows = X
             targets = y
             self.version += 1
@@ -1104,22 +800,11 @@ cdef class ForestCore:
                 known = True
             if self.conformal != NULL and self._fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
-                # before the batch (the batch just predicted, or predicted now), each judged
-                # against the interval the calibrator gave it before the batch (what
-                # `predict_many`, or `predict_one` on a buffered row, returned)
+                # before the batch (the batch just predicted, or predicted now)
                 agg = self.batch_agg if known and self.batch_agg is not None \
                     else self._predict_rows(rows, False)
-                misses = np.empty(rows.shape[0], dtype=np.intc)
-                miss = misses
-                for i in range(rows.shape[0]):
-                    miss[i] = conformal_judge(self.conformal, row_of(rows, i), rows.shape[1],
-                                              targets[i], agg[i, 0], agg[i, 1])
-                # the batch's misses come back together: a step of gamma / n at most each
-                gamma = min(self.conformal.gamma, BATCH_GAIN / rows.shape[0])
-                for i in range(rows.shape[0]):
-                    conformal_learn(self.conformal, row_of(rows, i), rows.shape[1], targets[i],
-                                    agg[i, 0], agg[i, 1], miss[i], gamma)
-            if not self.watching:
+                conformal_learn_batch(self.conformal, rows, targets, agg)
+            if not self.watch.watching:
                 self._learn_rows(X, y, executor, n_tasks)
             else:
                 errors = np.empty((rows.shape[0], 2 * n_trees + 1))
@@ -1131,17 +816,11 @@ cdef class ForestCore:
                 for i in range(rows.shape[0]):
                     self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
                                        row_of(answers, i) if known else NULL)
-                    for t in range(2 * n_trees):
-                        ev[i, t] = self.err[t]
-                background = list(self.background)
+                    self.watch.keep_errors(ev[i])
+                background = list(self.watch.background)
                 self._learn_rows(X, y, executor, n_tasks)
-            for i in range(rows.shape[0] if self.watching else 0):
-                for t in range(n_trees):
-                    self.err[2 * t] = ev[i, 2 * t]
-                    # a background tree started (or swapped in) on an earlier row of the
-                    # batch had no error on this one
-                    self.err[2 * t + 1] = ev[i, 2 * t + 1] \
-                        if self.background[t] is background[t] else NAN
+            for i in range(rows.shape[0] if self.watch.watching else 0):
+                self.watch.restore_errors(ev[i], background)
                 self._detect(make_tree)
         else:
             self._learn_rows(X, y, executor, n_tasks)
@@ -1149,7 +828,25 @@ cdef class ForestCore:
         if self.batch_size > 0:
             self.n_batches += 1
         if after is not None:
-            after(self, X, y)
+            self._after(after, X, y)
+        return 0
+
+    cdef int _after(self, object after, object X, object y) except -1:
+        """The forest's after-batch step, `after(step, X, y)` (XForest's swaps), under the lock
+        this batch holds: `step`, a `BatchStep`, is what it sees of the forest and may change.
+        A tree it replaces starts afresh with its detectors too: they watched the tree it
+        replaced."""
+        cdef Py_ssize_t i
+        cdef BatchStep step = BatchStep(self)
+        before = list(self.trees) if self.watch.watching else None
+        try:
+            after(step, X, y)
+        finally:
+            step.open = False
+        if before is not None:
+            for i in range(len(before)):
+                if self.trees[i] is not before[i]:
+                    self._reset_watch(i)
         return 0
 
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False,
@@ -1229,9 +926,9 @@ cdef class ForestCore:
         into `acc[:n_out]`, remembered with each tree's walk for the learn of the same row
         that test-then-train does next (`_keep_walks`, `_watch_errors`, `_calibrate`)."""
         self.row_tag += 1
-        self._aggregate(self.features.buf, n_out, self.watching, True)
+        self._aggregate(self.features.buf, n_out, self.watch.watching, True)
         self._remember(n_features, n_out)
-        self.cache_recorded = self.watching
+        self.cache_recorded = self.watch.watching
         return 0
 
     cdef int _keep_walks(self, Py_ssize_t n_features) except -1:
@@ -1439,24 +1136,14 @@ cdef class ForestCore:
         """Regression with intervals: an (n_rows, 4) array of mean, variance, lower and upper
         bounds, every row's interval from the calibrator as it stands (a batch is predicted
         before it is learned)."""
-        cdef Py_ssize_t i
-        cdef double lo, hi
-        cdef double[:, ::1] view
-        cdef const double[:, ::1] X
         acquire(self.lock)
         try:
             if self.conformal == NULL:
                 raise ValueError("this forest has no interval calibrator")
             rows = self.features.place(values, names, False)
-            X = rows
-            out = np.empty((X.shape[0], 4))
+            out = np.empty((rows.shape[0], 4))
             out[:, :2] = self._predict_rows(rows)
-            view = out
-            for i in range(X.shape[0]):
-                conformal_interval(self.conformal, row_of(X, i), X.shape[1], view[i, 0],
-                                   view[i, 1], &lo, &hi)
-                view[i, 2] = lo
-                view[i, 3] = hi
+            conformal_intervals(self.conformal, rows, out)
             return out
         finally:
             release(self.lock)
@@ -1498,9 +1185,9 @@ cdef class ForestCore:
         next (`_learn_batch_rows`); a larger batch is predicted again there. `keep` False:
         no cache is kept nor dropped (the calibrator's look at a batch it learns)."""
         cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.trees)
-        cdef bint record = keep and (self.watching or self.conformal != NULL) \
+        cdef bint record = keep and (self.watch.watching or self.conformal != NULL) \
             and self.batch_size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
-        cdef bint trees = record and self.watching
+        cdef bint trees = record and self.watch.watching
         cdef double[:, ::1] answers
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
@@ -1554,7 +1241,7 @@ cdef class ForestCore:
         and n_tasks - 1 pool threads) take the trees one at a time from a shared queue: a
         thread slowed by another process simply takes fewer trees. The caller holds the
         model's lock until every thread is done."""
-        cdef list learners = self.trees + [b for b in self.background if b is not None]
+        cdef list learners = self.trees + [b for b in self.watch.background if b is not None]
         cdef Py_ssize_t k = min(n_tasks, len(learners))
         queue = iter(learners)  # next() runs under the GIL: each tree is taken once
 
@@ -1572,3 +1259,49 @@ cdef class ForestCore:
             for future in futures:
                 future.result()
         return 0
+
+
+cdef class BatchStep:
+    """What a forest's after-batch step sees of the forest and may change (XForest's swaps,
+    `ForestCore._after`): it runs under the model's lock, which the batch holds, and the step
+    object is valid during that step only (afterwards every call raises RuntimeError)."""
+
+    def __cinit__(self, ForestCore core):
+        self.core = core
+        self.open = True
+
+    cdef ForestCore _forest(self):
+        if not self.open:
+            raise RuntimeError("the batch step is over: it no longer holds the forest")
+        return self.core
+
+    @property
+    def trees(self):
+        """The forest's trees (its own list: a replacement shows at once)."""
+        return self._forest().trees
+
+    @property
+    def n_batches(self):
+        """Batches the forest has learned, this one included."""
+        return self._forest().n_batches
+
+    @property
+    def n_replaced(self):
+        """Trees the forest has replaced so far."""
+        return self._forest().n_replaced
+
+    def uniform(self):
+        """A uniform draw in [0, 1) from the forest's own generator."""
+        cdef ForestCore core = self._forest()
+        return rng_uniform(&core.rng)
+
+    def predict_trees(self, const double[:, ::1] rows):
+        """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
+        return self._forest()._predict_tree_rows(rows)
+
+    def replace_tree(self, Py_ssize_t i, object make_tree, object rows=None, object targets=None):
+        """Put a new tree in place of tree `i`: `make_tree(seed)`, seeded as the forest's next
+        replacement (`tree_seed(master_seed, n_trees + n_replaced)`: reproducible from the
+        forest's seed), which, given `rows` and `targets`, learns them before it takes its
+        place (a thread predicting sees the old tree or the grown one). Returns the new tree."""
+        return self._forest()._replace_tree(i, make_tree, rows, targets)

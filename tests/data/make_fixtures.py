@@ -52,7 +52,7 @@ def learn_until_warning(model, data):
     return how many were learned."""
     for i, (x, y) in enumerate(data[:400]):
         model.learn_one(x, y)
-        if i >= SWITCH and any(b is not None for b in model._core.background):
+        if i >= SWITCH and any(b is not None for b in model._core.watch.background):
             return i + 1
     return 400
 
@@ -68,7 +68,7 @@ def main():
     for name, model in cases():
         data = rows(name)
         at = learn_until_warning(model, data)
-        background = sum(b is not None for b in model._core.background)
+        background = sum(b is not None for b in model._core.watch.background)
         HERE.mkdir(exist_ok=True)
         river_forests.save(model, HERE / f"{name}.rf")
         importances = model.feature_importances

@@ -1,0 +1,121 @@
+"""The forest core's parts other than the drift watch (`test_watch.py`): the interval
+calibrator (`_core/_conformal.pxd`) and the memory budget (`_core/_budget.pxd`) each check
+their own saved state; the forest's own state goes through public methods (`forest_state`,
+`set_forest_state`), checked before anything changes; and a forest's after-batch step holds
+the forest through a `BatchStep` during that step only."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from river.datasets import synth
+
+from river_forests import (MondrianForestRegressor, ModelFileError, XForestClassifier,
+                           from_state, to_state)
+from river_forests._core._budget import check_state as check_budget_state
+from river_forests._core._conformal import check_state as check_calibrator_state
+
+
+def _regressor():
+    model = MondrianForestRegressor(n_estimators=2, seed=4, memory_budget="1MB")
+    for x, y in itertools.islice(synth.Friedman(seed=6), 200):
+        model.learn_one(x, y)
+    assert model.interval_coverage is not None
+    return model
+
+
+def _same(a, b):
+    return pickle.dumps(to_state(a)) == pickle.dumps(to_state(b))
+
+
+def _damaged_calibrator(intervals, damage):
+    damaged = {"alpha": 1.5, "window": 0, "scores": np.zeros(intervals["window"] + 1),
+               "h": intervals["h"][:-1], "n_misses": -1, "b": float("nan")}
+    return dict(intervals, **{damage: damaged[damage]})
+
+
+CALIBRATOR_DAMAGES = ["alpha", "window", "scores", "h", "n_misses", "b"]
+BUDGET_DAMAGES = {"too short": {"budget": (1, 2)}, "no slot": {"budget": (10**6, 0, 0.0, 0)},
+                  "bytes not an int": {"budget": (1.5, 0, 1, 0)},
+                  "share above 1": {"background_share": 1.5}}
+
+
+@pytest.mark.parametrize("damage", CALIBRATOR_DAMAGES)
+def test_the_calibrator_checks_its_own_state(damage):
+    state = _regressor()._core.interval_state
+    check_calibrator_state(state)
+    with pytest.raises(ValueError, match="interval calibrator"):
+        check_calibrator_state(_damaged_calibrator(state, damage))
+
+
+@pytest.mark.parametrize("damage", CALIBRATOR_DAMAGES)
+def test_a_saved_model_with_a_damaged_calibrator_is_a_model_file_error(damage):
+    state = to_state(_regressor())
+    forest = state["core"]["forest"]
+    forest["intervals"] = _damaged_calibrator(forest["intervals"], damage)
+    with pytest.raises(ModelFileError, match="interval calibrator"):
+        from_state(state)
+
+
+@pytest.mark.parametrize("damage", list(BUDGET_DAMAGES))
+def test_the_budget_checks_its_own_state(damage):
+    model = _regressor()
+    state = to_state(model)["core"]["forest"]
+    check_budget_state(state)
+    with pytest.raises(ValueError, match="budget|share"):
+        check_budget_state(dict(state, **BUDGET_DAMAGES[damage]))
+    saved = to_state(model)
+    saved["core"]["forest"].update(BUDGET_DAMAGES[damage])
+    with pytest.raises(ModelFileError):
+        from_state(saved)
+
+
+#: damages of the forest's own keys of its state
+FOREST_DAMAGES = {"rng": {"rng": (0, 0, 0, 0)}, "n_replaced": {"n_replaced": -2},
+                  "pending rows": {"pending_rows": [1.0]}}
+
+
+@pytest.mark.parametrize("damage", CALIBRATOR_DAMAGES + list(BUDGET_DAMAGES) + list(FOREST_DAMAGES))
+def test_a_damaged_forest_state_raises_and_leaves_the_forest_as_it_was(damage):
+    model = _regressor()
+    state = copy.deepcopy(model._core.forest_state())
+    if damage in CALIBRATOR_DAMAGES:
+        state["intervals"] = _damaged_calibrator(state["intervals"], damage)
+    else:
+        state.update({**BUDGET_DAMAGES, **FOREST_DAMAGES}[damage])
+    twin = copy.deepcopy(model)
+    with pytest.raises(ValueError):
+        twin._core.set_forest_state(state)
+    assert _same(twin, model)
+
+
+def test_the_forest_state_round_trips_through_its_public_methods():
+    model = _regressor()
+    state = model._core.forest_state()
+    twin = copy.deepcopy(model)
+    twin._core.set_forest_state(copy.deepcopy(state))
+    assert pickle.dumps(twin._core.forest_state()) == pickle.dumps(state)
+
+
+def test_a_batch_step_holds_the_forest_during_its_step_only():
+    kept = []
+
+    class Spy(XForestClassifier):
+        def _after_batch(self, step, rows, targets):
+            kept.append((step, len(step.trees), step.n_batches, step.n_replaced))
+            super()._after_batch(step, rows, targets)
+
+    model = Spy(n_estimators=3, seed=1, batch_size=20)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((60, 3)), columns=list("abc"))
+    model.learn_many(X, pd.Series(X["a"] > 0.5))
+    assert [k[1:] for k in kept] == [(3, 1, 0)]
+    for call in (lambda s: s.uniform(), lambda s: s.trees,
+                 lambda s: s.replace_tree(0, model._tree_factory)):
+        with pytest.raises(RuntimeError, match="over"):
+            call(kept[0][0])
