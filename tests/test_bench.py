@@ -335,12 +335,18 @@ def test_documentation_is_only_what_nothing_but_documentation_reads():
     assert ("river_forests/model.py", "_PARAMS_DOC") not in store._strip_docs(_trees(read))
 
 
-def test_the_key_of_this_checkout_is_the_same_in_every_process():
-    """Sets and hashing of strings vary between processes (PYTHONHASHSEED): never the key."""
-    code = "from benchmarks import store; print(store.key_at('HEAD'))"
-    keys = {subprocess.run([sys.executable, "-c", code], cwd=store.ROOT, capture_output=True, text=True,
-                           env=dict(os.environ, PYTHONHASHSEED=seed), check=True).stdout.strip()
-            for seed in ("1", "2")}
+def test_the_key_of_a_checkout_is_the_same_in_every_process(tmp_path):
+    """Sets and hashing of strings vary between processes (PYTHONHASHSEED): never the key. The
+    repository is made here, so the test runs where the checkout is not a git clone (CI's copy)."""
+    repo = _git_repo(tmp_path, {
+        "river_forests/a.py": 'NAMES = {"alpha", "beta", "gamma", "delta"}\nX = {k: 1 for k in NAMES}\n',
+        "river_forests/b.py": '"""Doc."""\nY = frozenset("abcdefgh")\n',
+        "river_forests/_core/t.pyx": "# the tree\ncdef int n = 1\n", "setup.py": "", "pyproject.toml": ""})
+    code = ("import pathlib, sys; from benchmarks import store; store.ROOT = pathlib.Path(sys.argv[1]); "
+            "print(store.key_at('HEAD'))")
+    keys = {subprocess.run([sys.executable, "-c", code, str(repo)], cwd=store.ROOT, capture_output=True,
+                           text=True, env=dict(os.environ, PYTHONHASHSEED=seed), check=True).stdout.strip()
+            for seed in ("1", "2", "3")}
     assert len(keys) == 1 and re.fullmatch(r"ours-[0-9a-f]{12}", keys.pop())
 
 
