@@ -59,22 +59,19 @@ _PARAMS_DOC = """
         A positive float gives the fixed-lifetime Mondrian forest of Lakshminarayanan et al.
         (2014), which the paper shows is inconsistent (proposition 1); kept for comparison.
     growth_scale
-        Multiplies the consistent lifetime schedule (the theorems hold for any constant).
-        Ignored for a fixed lifetime. The paper's is 1. The defaults were ranked on the
-        benchmark's tuning half (``python -m benchmarks experiment defaults``): for the
-        classifier 2 came first, ahead of 16 and of 65536 (the default of 0.1, which grew
-        every leaf as soon as it could and let recycling place the nodes); for the regressor
-        0.5, which keeps leaves large enough for their linear models, ahead of 2 and 65536,
-        and with a 4 MB budget (its default) ahead of 16 MB.
+        Multiplies the consistent lifetime schedule (the theorems hold for any constant):
+        a larger value gives finer partitions sooner, and fills the tree's share of the
+        budget sooner. Ignored for a fixed lifetime. The paper's is 1. The classifier's
+        default is 2, the regressor's 0.5, which keeps leaves large enough for their linear
+        models (the documentation's Mondrian page gives the ranks that chose them).
     weighted_prunings
         Predict with the exponentially weighted average of the predictions of every pruning of
         the tree (Mourtada, Gaïffas and Scornet, AMF, 2021), computed along the path: each
         node keeps the log weight of its own predictions' cumulated loss (log loss, or squared
         error over twice the target variance) and the log weight of its subtree. Off by
-        default: with the path smoothing it lost on covtype and elec (``python -m benchmarks
-        experiment frontier``) and on Friedman (MAE 1.87 against 1.79), and won only on
-        TrumpApproval (0.30 against 0.36; the regression figures measured at commit 1f8d9ea
-        by the retired script ``benchmarks/mondrian_regression.py``).
+        default: with the path smoothing it was less accurate on most streams tried, and each
+        sample costs a logarithm per node of its path and an exponential per node on the way
+        back (the documentation's Mondrian page gives the measurements).
     step
         The weights' learning rate (the loss's multiplier) with ``weighted_prunings``.
     recycling
@@ -84,10 +81,10 @@ _PARAMS_DOC = """
         Splits then go on where the data is, in the same memory. ``False`` freezes a full
         tree's partition (the paper's tree never stops splitting: its memory is unbounded);
         its boxes and node statistics keep learning. The classifier's default is ``False``,
-        the regressor's ``True``: on the benchmark's tuning half, long streams included, a
-        classifier that recycles frees the nodes that hold the least data, which are its
-        newest, and on a long stationary stream it ends less accurate than one whose full
-        trees keep their partition (``python -m benchmarks experiment defaults``)."""
+        the regressor's ``True``: a classifier that recycles frees the nodes that hold the
+        least data, which are its newest, and on a long stationary stream it ends less
+        accurate than one whose full trees keep their partition (the documentation's
+        Mondrian page gives the ranks that chose the defaults)."""
 
 _OVERRIDES = {
     "memory_budget": _SHARED_DOC["memory_budget"] + """ A node costs
@@ -96,10 +93,8 @@ _OVERRIDES = {
         (``recycling``) or stops splitting; its boxes and node statistics keep learning.""",
     "smoothing": _SHARED_DOC["smoothing"] + """ Positive values blend the path (a
         Dirichlet-style hierarchical smoothing, in the spirit of the hierarchical prior of
-        Lakshminarayanan et al. that the paper cites). The default blends: on four streams
-        at ``growth_scale=2`` (the default then), 0.5 had the best mean accuracy of the
-        blends tried, 87.77% against 87.67% for the pure back-off (measured at commit
-        6cdc07d by the retired script ``benchmarks/mondrian_tuning.py``).""",
+        Lakshminarayanan et al. that the paper cites). The default, 0.5, blends (the
+        documentation's Mondrian page says how it was chosen).""",
 }
 
 
@@ -175,8 +170,8 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
 
 
 class MondrianForestRegressor(_MondrianParams, ForestRegressor):
-    # ranked first on the tuning half, ahead of the 16 MB every other forest but BSP takes:
-    # smaller trees keep leaves large enough for their linear models
+    # a smaller budget than the other forests': smaller trees keep leaves large enough for
+    # their linear models (the docs' Mondrian page gives the defaults experiment's ranks)
     _defaults = {"memory_budget": "4MB"}
     __doc__ = forest_doc(
         "Mondrian forest regressor with a growing lifetime (Mourtada et al., 2017).",
@@ -186,10 +181,9 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
 
     No scaler is needed, and an online one hurts: river's ``preprocessing.StandardScaler``
     maps the same raw value elsewhere as its statistics move, while the trees' boxes and cuts
-    stay where they were made. On TrumpApproval, whose features trend, it raises the
-    progressive MAE from 0.38 to 0.63 (mean of 10 seeds, measured at commit 6a31b60 by the
-    retired script ``benchmarks/online_scaler.py``); a scaler with fixed
-    statistics changes nothing.
+    stay where they were made, so a stream whose features trend loses most (the
+    documentation's Mondrian page shows it on TrumpApproval); a scaler with fixed statistics
+    changes nothing.
     ``predict_one(x, with_dist=True)`` also gives a predictive standard deviation, that of the
     mixture of the trees' leaf distributions, at no extra cost.
 """,

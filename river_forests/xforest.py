@@ -35,16 +35,14 @@ _PARAMS_DOC = """
         ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
         (0, 1] (that fraction of d; 0.6, MOA's ARF's share, is the default since 0.3.0) or
         None (all of them). A drawn feature that is constant at the node does not count, as
-        in scikit-learn. 0.6 was chosen on the few-samples tuning streams
-        (``python -m benchmarks experiment few_samples``; the documentation's XForest page
-        quotes its run).
+        in scikit-learn. The documentation's XForest page quotes the run that chose 0.6.
     criterion
         The impurity a split decreases most: ``"gini"`` (default, scikit-learn's and the
         paper's) or ``"entropy"``.
     min_samples_split
         A node splits only if at least this many distinct rows of the batch reach it (and
-        they are not all of one class). 5 by default since 0.3.0, chosen on the few-samples
-        tuning streams (the paper's and scikit-learn's 2 came within the noise of one seed).""" \
+        they are not all of one class). 5 by default since 0.3.0 (the paper's and
+        scikit-learn's: 2; the documentation's XForest page quotes the run that chose it).""" \
     + _DEPTH_AND_BATCH_DOC + """
     n_swaps
         After batch b > 1, with probability 1/b, the forest scores every tree on that batch
@@ -53,8 +51,8 @@ _PARAMS_DOC = """
     bootstrap
         True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
         False (default since 0.3.0): every tree learns the batch as it is (the trees then
-        differ by their feature draws), so a split sees every row of a small batch; chosen
-        on the few-samples tuning streams.
+        differ by their feature draws), so a split sees every row of a small batch (the
+        documentation's XForest page quotes the run that chose it).
 """
 
 #: the regressor's: the classifier's parameters but the impurity (its splits decrease the
@@ -69,8 +67,7 @@ _REGRESSOR_PARAMS_DOC = """
     min_samples_split
         A node splits only if at least this many distinct rows of the batch reach it (and
         their targets are not all equal). 2 by default, chosen with ``batch_size`` and
-        ``max_features`` on the benchmark's tuning half (``python -m benchmarks experiment
-        xforest_regression``).""" \
+        ``max_features`` (the documentation's XForest page quotes the run).""" \
     + _DEPTH_AND_BATCH_DOC + """
     n_swaps
         After batch b > 1, with probability 1/b, the forest scores every tree on that batch
@@ -94,10 +91,9 @@ _KEPT_ROWS_DOC = """    kept_rows
         the trees go on growing with the stream until they fill their share of
         ``memory_budget``. Kept rows count in the budget (a row costs 8 bytes a feature,
         and 16 more); a tree that is full, or over its budget, drops them. The
-        classifier's default is 4 (``min_samples_split - 1``), the regressor's 0 (not ranked
-        with long streams yet): on the benchmark's tuning half, long streams included, 4
-        ranked first for the classifier by the first 20,000 rows of every stream as well as
-        by the long streams' last tenth (``python -m benchmarks experiment defaults``).
+        classifier's default is 4 (``min_samples_split - 1``), ranked first on short and
+        long streams (the documentation's XForest page gives the ranks); the regressor's is
+        0 (not ranked with long streams yet).
 """
 _PARAMS_DOC += _KEPT_ROWS_DOC
 _REGRESSOR_PARAMS_DOC += _KEPT_ROWS_DOC
@@ -116,8 +112,8 @@ _OVERRIDES = {
         "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
         "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
         "A leaf starts\n        with the batch rows that created it. ``smoothing=0`` is the paper's leaf estimate;\n"
-        "        0.5, the default since 0.2.0, ranked first on the benchmark's tuning half\n"
-        "        (``python -m benchmarks experiment defaults``)."),
+        "        0.5, the default since 0.2.0, ranked first (the documentation's XForest\n"
+        "        page gives the ranks)."),
 }
 
 _REGRESSOR_OVERRIDES = {
