@@ -549,6 +549,58 @@ def test_records_of_the_old_format_are_still_read_and_win_over_packed_ones(tmp_s
     assert not packed.exists() and store.load(packed)["metric"] == 0.66
 
 
+def _tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_the_converter_packs_old_records_and_shrinks_pictures_and_its_dry_run_changes_nothing(tmp_store, capsys):
+    from PIL import Image
+
+    from benchmarks import compact
+
+    written = {}
+    for stream, model, family, version in [("iris", "XForest", "ours", "ours-new"),
+                                           ("iris", "river ARF", "river", "river-x"),
+                                           ("wine", "XForest", "ours", "ours-old")]:
+        p = store.path("full", stream, model, version, "clf")
+        written[p] = _record(model, family, version, 0.123456789012345, stream=stream)
+        _loose(p, written[p])
+    exp = store.path("experiment-x", "experiment", "k", "ours-new")
+    written[exp] = {"experiment": "x", "key": "k", "result": {"a": [0.1, 0.2]}, "version": {"key": "ours-new"}}
+    _loose(exp, written[exp])
+    packed = store.path("full", "iris", "MondrianForest", "ours-new", "clf")  # packed already
+    written[packed] = _record("MondrianForest", "ours", "ours-new", 0.5)
+    store.save(written[packed], packed)
+    figures = tmp_store / "report" / "full"
+    figures.mkdir(parents=True)
+    plot = Image.new("RGBA", (300, 200), (255, 255, 255, 255))
+    plot.paste((31, 119, 180, 255), (10, 10, 290, 100))
+    plot.save(figures / "plot.png")
+    see_through = Image.new("RGBA", (30, 20), (255, 0, 0, 128))  # transparent: left as it is
+    see_through.save(figures / "glass.png")
+    before = _tree(tmp_store)
+
+    assert compact.main([]) == 0  # a dry run
+    out = capsys.readouterr().out
+    assert "4 loose records into 3 packs, 1 pictures" in out and "a dry run" in out
+    assert _tree(tmp_store) == before
+
+    assert compact.main(["--apply"]) == 0
+    assert not list(store.STORE.glob(store.LOOSE))
+    assert sorted(p.name for p in store.STORE.rglob("*") if p.is_file()) == [
+        "experiment.jsonl.gz", "iris.jsonl.gz", "wine.jsonl.gz"]
+    assert dict(store.entries()) == written  # nothing lost, nothing changed
+    with Image.open(figures / "plot.png") as small:
+        assert small.mode == "P" and small.size == (300, 200)
+        assert small.convert("RGBA").tobytes() == plot.tobytes()  # two colours: exact
+    assert (figures / "glass.png").read_bytes() == before["report/full/glass.png"]
+
+    after = _tree(tmp_store)
+    assert compact.main(["--apply"]) == 0  # again: nothing left to do
+    assert "0 loose records into 0 packs, 0 pictures" in capsys.readouterr().out
+    assert _tree(tmp_store) == after
+
+
 def test_two_processes_writing_into_one_pack_lose_no_record(tmp_path, monkeypatch):
     code = ("import pathlib, sys; from benchmarks import store; store.STORE = pathlib.Path(sys.argv[1]); "
             "[store.save({'i': i, 'who': sys.argv[2]}, store.path('full', 'iris', sys.argv[2], f'v{i}', 'clf')) "
