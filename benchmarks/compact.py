@@ -58,18 +58,21 @@ def main(argv=None) -> int:
     loose, pictures = plan(results)
     n_loose = sum(map(len, loose.values()))
     loose_bytes = sum(p.stat().st_blocks * 512 for records in loose.values() for p in records)
+    moved = {p for records in loose.values() for p in records}
+    folders = {f for p in moved for f in (p.parent, p.parent.parent)}  # the folders left empty go
+    loose_bytes += sum(f.stat().st_blocks * 512 for f in folders
+                       if all(q in moved for q in f.rglob("*") if q.is_file()))
     pack_bytes = {pack: pack.stat().st_blocks * 512 if pack.exists() else 0 for pack in loose}
     after_packs = {pack: _packed_size(pack, records) for pack, records in loose.items()}
     png_before = sum(png.stat().st_blocks * 512 for png, _ in pictures)
-    png_after = sum(len(small) for _, small in pictures)
     for pack, records in sorted(loose.items()):
         print(f"pack {len(records):>4} loose records into {pack.relative_to(store.STORE)} "
               f"({pack_bytes[pack] / 1e3:,.0f} kB now, {after_packs[pack] / 1e3:,.0f} kB then)")
     for png, small in pictures:
         print(f"shrink {png.relative_to(results)}: {png.stat().st_size / 1e3:,.0f} kB to "
               f"{len(small) / 1e3:,.0f} kB")
-    after = (before - loose_bytes - sum(pack_bytes.values()) + sum(after_packs.values())
-             - png_before + png_after)
+    blocks = sum(-(-n // 4096) * 4096 for n in [*after_packs.values(), *(len(s) for _, s in pictures)])
+    after = before - loose_bytes - sum(pack_bytes.values()) - png_before + blocks
     print(f"{n_loose} loose records into {len(loose)} packs, {len(pictures)} pictures; "
           f"benchmarks/results: {before / 2**20:.1f} MiB on disk, about {after / 2**20:.1f} MiB after"
           + ("" if args.apply else " (a dry run: --apply does it)"))
