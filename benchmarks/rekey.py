@@ -40,9 +40,8 @@ def new_key_at(commit: str) -> str:
 def plan():
     """``(moves, left)``: ``(old path, new path, record)`` to move, ``(path, why)`` left."""
     moves, left = [], []
-    for p in sorted(store.STORE.glob("*/*/*/*.json")):
-        r = store.load(p)
-        if r is None or not r["version"]["key"].startswith("ours-") or r["version"].get("old_key"):
+    for p, r in store.entries():
+        if not r["version"]["key"].startswith("ours-") or r["version"].get("old_key"):
             continue
         key, commit = r["version"]["key"], r["version"].get("commit", "")
         try:
@@ -54,7 +53,7 @@ def plan():
             left.append((p, f"its key {key} is not the code's at {commit[:10]} ({old})"))
             continue
         target = p.with_name(f"{new}.json")
-        if target.exists():
+        if store.exists(target):
             left.append((p, f"{target.name} exists"))
             continue
         r["version"] = dict(r["version"], key=new, old_key=key)
@@ -74,9 +73,10 @@ def main(argv=None) -> int:
         print(f"left {p.relative_to(store.STORE)}: {why}")
     print(f"{len(moves)} records to move, {len(left)} left" + ("" if args.apply else " (a dry run)"))
     if args.apply:
+        changes = {}
         for old_path, new_path, record in moves:
-            store.save(record, new_path)
-            old_path.unlink()
+            changes[old_path], changes[new_path] = None, record
+        store.update(changes)
     return 1 if left else 0
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import store
+from benchmarks import figures, store
 from benchmarks import streams as stream_registry
 
 OUT = Path(__file__).resolve().parent / "results" / "report"
@@ -120,7 +120,7 @@ def cd_diagram(names, models, values, task, rank_matrix, path: Path, title: str)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    figures.save(fig, path, dpi=110)
     plt.close(fig)
     return True
 
@@ -165,7 +165,7 @@ def curves(recs, name, task, path: Path):
     ax.legend(fontsize=6, ncol=2)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
+    figures.save(fig, path, dpi=90)
     plt.close(fig)
     return True
 

@@ -1,7 +1,9 @@
 """The results store: one JSON record per (stream, model, version), under ``results/store/``.
 
-``results/store/<mode>/<stream>/<model>/<version>.json``, with ``mode`` "full" or "quick" (or
-an experiment's name). The *version* of a record is:
+A record's address is ``results/store/<mode>/<stream>/<model>/<version>.json``, with ``mode``
+"full" or "quick" (or an experiment's name); it is kept in the pack of its mode and stream,
+``results/store/<mode>/<stream>.jsonl.gz`` (see "How records are kept" below). The *version*
+of a record is:
 
 - for our forests, ``ours-<code>``: a digest of what in the package's code can change a result
   (:func:`code_key`), taken from the commit it ran on: the compiled sources and every other
@@ -25,12 +27,14 @@ else is recomputed. The renderer reads the records of one version of ours only, 
 from __future__ import annotations
 
 import ast
+import gzip
 import hashlib
 import json
 import os
 import re
 import subprocess
 from collections import Counter
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -321,22 +325,211 @@ def slug(name: str) -> str:
 
 
 def path(mode: str, stream: str, model: str, version_key: str, task: str = "") -> Path:
+    """The address of a record: ``STORE/<mode>/<stream>/<task>-<model>/<version>.json``, the
+    file a loose record has (see "How records are kept" below; a packed one is found by it)."""
     folder = f"{task}-{slug(model)}" if task else slug(model)
     return STORE / mode / stream / folder / f"{version_key}.json"
 
 
-def load(p: Path) -> dict | None:
+# ------------------------------------------------------------------ how records are kept
+# A record is kept in the *pack* of its (mode, stream), ``STORE/<mode>/<stream>.jsonl.gz``:
+# gzip (level 9, no time stamp, so the same records give the same bytes) of JSON lines, a
+# header line ``{"pack": 1}`` then one line per record, ``{"at": "<folder>/<version>",
+# "record": {...}}``, sorted by ``at``, each record's JSON compact with sorted keys. Floats are
+# kept as they were measured (``repr``, exact): nothing is rounded. Until issue 46 each record
+# was a file of its own, indented JSON at its address (a *loose* record): 6,907 files, 27 MB.
+# Loose records are still read, and win over a packed record at the same address (a loose
+# record is one an older checkout wrote after the pack); `save` writes into the pack and
+# removes a loose record at the address; ``python -m benchmarks.compact --apply`` packs the
+# loose records that are left (and shrinks the pictures).
+
+#: the first line of a pack; a reader refuses another
+PACK_HEADER = {"pack": 1}
+
+
+def pack_of(p: Path) -> tuple[Path, str]:
+    """``(pack, at)``: the pack holding the record at address `p`, and its name there."""
+    return p.parent.parent.with_name(p.parent.parent.name + ".jsonl.gz"), f"{p.parent.name}/{p.stem}"
+
+
+def address(pack: Path, at: str) -> Path:
+    """The address of record `at` of `pack` (the inverse of :func:`pack_of`)."""
+    return pack.with_name(pack.name[:-len(".jsonl.gz")]) / f"{at}.json"
+
+
+def encode(record: dict) -> str:
+    """A record as a pack writes it: compact JSON, keys sorted."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+_PACKS: dict[Path, tuple[tuple, dict]] = {}  # pack -> (its stat when read, {at: its line})
+
+
+def pack_line(at: str, record: dict) -> str:
+    """The line of a pack holding `record` as `at`."""
+    return encode({"at": at, "record": record})
+
+
+def pack_lines(pack: Path) -> dict[str, str]:
+    """``{at: line}`` of a pack (empty if there is none), cached while the file is unchanged
+    (the lines, not the records: every reader gets records of its own to change)."""
+    try:
+        st = pack.stat()
+    except OSError:
+        return {}
+    sign = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _PACKS.get(pack)
+    if cached is not None and cached[0] == sign:
+        return cached[1]
+    lines = gzip.decompress(pack.read_bytes()).decode().splitlines()
+    if not lines or json.loads(lines[0]) != PACK_HEADER:
+        raise ValueError(f"{pack}: not a pack of records of this version ({lines[:1]})")
+    out = {json.loads(line)["at"]: line for line in lines[1:]}
+    _PACKS[pack] = (sign, out)
+    return out
+
+
+def read_pack(pack: Path) -> dict[str, dict]:
+    """``{at: record}`` of a pack (empty if there is none)."""
+    return {at: json.loads(line)["record"] for at, line in pack_lines(pack).items()}
+
+
+def pack_bytes(lines: dict[str, str]) -> bytes:
+    """The bytes of a pack of `lines` (``{at: pack_line(at, record)}``)."""
+    text = "\n".join([encode(PACK_HEADER)] + [lines[at] for at in sorted(lines)]) + "\n"
+    return gzip.compress(text.encode(), compresslevel=9, mtime=0)
+
+
+def write_pack(pack: Path, lines: dict[str, str]) -> None:
+    """Write `lines` (``{at: line}``) as `pack`, atomically; no lines: no pack."""
+    _PACKS.pop(pack, None)
+    if not lines:
+        pack.unlink(missing_ok=True)
+        return
+    pack.parent.mkdir(parents=True, exist_ok=True)
+    tmp = pack.with_name(f"{pack.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(pack_bytes(lines))
+    tmp.replace(pack)
+
+
+@contextmanager
+def locked(folder: Path):
+    """Hold an exclusive lock on `folder` (a mode's folder of the store) while a pack of it is
+    read, changed and written: two processes of a run (or two runs) may write records of the
+    same stream. A lock on the folder itself (``flock``), so no lock file is left behind;
+    where ``fcntl`` is missing (Windows), no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover
+        folder.mkdir(parents=True, exist_ok=True)
+        yield
+        return
+    while True:  # the folder may go (emptied by another process) while we wait: lock the new one
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(folder).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _load_loose(p: Path) -> dict | None:
     try:
         return json.loads(p.read_text())
     except (OSError, ValueError):
         return None
 
 
+def load(p: Path) -> dict | None:
+    """The record at address `p` (loose or packed), or None."""
+    loose = _load_loose(p)
+    if loose is not None:
+        return loose
+    pack, at = pack_of(p)
+    line = pack_lines(pack).get(at)
+    return None if line is None else json.loads(line)["record"]
+
+
+def exists(p: Path) -> bool:
+    return load(p) is not None
+
+
+def _remove_loose(p: Path) -> None:
+    """Delete the loose record at `p` if any, and the folders it leaves empty."""
+    if not p.is_file():
+        return
+    p.unlink()
+    for folder in (p.parent, p.parent.parent, p.parent.parent.parent):
+        if folder != STORE and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+
+
+def update(changes: dict[Path, dict | None]) -> None:
+    """Store each record of `changes` (``{address: record}``) into its pack, replacing one at
+    its address, or remove it (``{address: None}``), one write per pack; a loose record at a
+    changed address is removed."""
+    by_pack: dict[Path, dict[str, dict | None]] = {}
+    for p, record in changes.items():
+        pack, at = pack_of(p)
+        by_pack.setdefault(pack, {})[at] = record
+    for pack, items in sorted(by_pack.items()):
+        with locked(pack.parent):
+            lines = dict(pack_lines(pack))
+            for at, record in items.items():
+                if record is None:
+                    lines.pop(at, None)
+                else:
+                    lines[at] = pack_line(at, record)
+            write_pack(pack, lines)
+            for at in items:
+                _remove_loose(address(pack, at))
+        try:  # a mode left without records goes (unless another process writes one now)
+            if pack.parent != STORE and not any(pack.parent.iterdir()):
+                pack.parent.rmdir()
+        except OSError:
+            pass
+
+
 def save(record: dict, p: Path) -> None:
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    tmp.replace(p)
+    """Store `record` at address `p` (into its pack)."""
+    update({p: record})
+
+
+def delete_records(*paths: Path) -> None:
+    """Remove the records at these addresses, packed and loose."""
+    update(dict.fromkeys(paths))
+
+
+#: where the loose records are, from the store's folder
+LOOSE = "*/*/*/*.json"
+
+
+def entries(mode: str = "*", stream: str = "*") -> list[tuple[Path, dict]]:
+    """``[(address, record)]`` of every record of the store (or of one mode, one stream),
+    packed and loose (a loose record wins over a packed one at its address), sorted by address."""
+    out = {}
+    for pack in sorted(STORE.glob(f"{mode}/{stream}.jsonl.gz")):
+        for at, record in read_pack(pack).items():
+            out[address(pack, at)] = record
+    for p in sorted(STORE.glob(f"{mode}/{stream}/*/*.json")):
+        if (record := _load_loose(p)) is not None:
+            out[p] = record
+    return sorted(out.items(), key=lambda item: str(item[0]))
+
+
+def size_on_disk(folder: Path) -> int:
+    """The bytes `folder` takes on disk: the blocks of its files and folders, as ``du`` counts."""
+    return sum(p.lstat().st_blocks * 512 for p in [folder, *folder.rglob("*")])
 
 
 def reusable(record: dict | None, data: str, config: str) -> bool:
@@ -345,10 +538,9 @@ def reusable(record: dict | None, data: str, config: str) -> bool:
             and record.get("protocol") == PROTOCOL and record.get("status") == "ok")
 
 
-def records(mode: str) -> list[dict]:
-    """Every record stored for `mode`."""
-    folder = STORE / mode
-    return [r for p in sorted(folder.glob("*/*/*.json")) if (r := load(p)) is not None]
+def records(mode: str, stream: str = "*") -> list[dict]:
+    """Every record stored for `mode` (of one stream if given)."""
+    return [r for _, r in entries(mode, stream)]
 
 
 def select(recs: list[dict], ours: str | None = None) -> tuple[list[dict], str | None]:
@@ -422,11 +614,7 @@ def prune_plan(quoted: dict[str, set[str]] | None = None, current: str | None = 
     and the repository's history keeps it."""
     quoted = quoted_versions() if quoted is None else quoted
     current = key_at("HEAD") if current is None else current
-    recs = []
-    for p in sorted(STORE.glob("*/*/*/*.json")):
-        r = load(p)
-        if r is not None:
-            recs.append((p, r))
+    recs = entries()
     newest = {}
     for p, r in recs:
         if _family_of(r["version"]["key"]) != "ours":
@@ -454,8 +642,9 @@ def prune_plan(quoted: dict[str, set[str]] | None = None, current: str | None = 
 
 
 def prune(apply: bool = False, out=None) -> tuple[int, int]:
-    """Print what :func:`prune_plan` keeps and deletes, per version; with `apply`, delete it
-    (and the folders left empty). Returns (records deleted, their bytes)."""
+    """Print what :func:`prune_plan` keeps and deletes, per version (the bytes of the records'
+    JSON, before compression); with `apply`, delete it (and the folders and packs left empty).
+    Returns (records deleted, their bytes)."""
     import sys
 
     out = out or sys.stdout
@@ -467,18 +656,14 @@ def prune(apply: bool = False, out=None) -> tuple[int, int]:
             label = v["key"] + (f" (was {v['old_key']})" if v.get("old_key") else "")
             row = rows.setdefault((verdict, label), [0, 0, why])
             row[0] += 1
-            row[1] += p.stat().st_size
+            row[1] += len(encode(r))
     for (verdict, label), (n, size, why) in sorted(rows.items()):
         print(f"{verdict:<6} {label:<58} {n:>5} records {size / 1e6:>6.1f} MB  {why}", file=out)
-    size = sum(p.stat().st_size for p, _, _ in delete)
-    total = sum(p.stat().st_size for p, _, _ in keep) + size
+    size = sum(len(encode(r)) for _, r, _ in delete)
+    total = sum(len(encode(r)) for _, r, _ in keep) + size
     print(f"{len(delete)} of {len(keep) + len(delete)} records {'deleted' if apply else 'to delete'} "
           f"({size / 1e6:.1f} of {total / 1e6:.1f} MB)" + ("" if apply else "; a dry run: --apply "
                                                          "deletes them"), file=out)
     if apply:
-        for p, _, _ in delete:
-            p.unlink()
-            for folder in (p.parent, p.parent.parent, p.parent.parent.parent):
-                if folder != STORE and not any(folder.iterdir()):
-                    folder.rmdir()
+        delete_records(*(p for p, _, _ in delete))
     return len(delete), size

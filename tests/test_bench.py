@@ -489,8 +489,124 @@ def test_prune_keeps_the_versions_pages_quote_and_deletes_the_rest(tmp_store, mo
     out = capsys.readouterr().out
     assert "4 of 11 records to delete" in out and "a dry run" in out
     assert "ours-cccccccccccc (was ours-bbbbbbbbbbbb)" in out and "x.md" in out
-    assert all(p.exists() for p in kept + deleted)
+    assert all(store.exists(p) for p in kept + deleted)
     assert cli.main(["prune", "--apply"]) == 0
-    assert all(p.exists() for p in kept) and not any(p.exists() for p in deleted)
+    assert all(store.exists(p) for p in kept) and not any(store.exists(p) for p in deleted)
     assert not (store.STORE / "quick").exists()  # folders left empty go too
     assert store.prune_plan()[1] == []
+
+
+# ------------------------------------------------------------------ how records are kept
+
+def _loose(p, record):
+    """A record as the store wrote it before issue 46: a file of its own, indented JSON."""
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def test_a_record_round_trips_through_its_pack_exactly(tmp_store):
+    import gzip
+
+    r = _record("MondrianForest", "ours", "ours-new", 0.1 + 0.2)
+    r["curve"] = [[i, 1 / 3 + i * 1e-17] for i in range(1, 400)] + [[400, 5e-324]]
+    r["checkpoints"] = {"1000": 0.8321369409166206, "2000": -0.0}
+    p = store.path("full", "iris", "MondrianForest", "ours-new", "clf")
+    store.save(r, p)
+    assert not p.exists()  # kept in the pack of its mode and stream, not a file of its own
+    pack = store.STORE / "full" / "iris.jsonl.gz"
+    assert store.pack_of(p) == (pack, "clf-MondrianForest/ours-new")
+    assert store.load(p) == r and store.records("full") == [r]  # every float exactly
+    assert json.dumps(store.load(p)["checkpoints"]) == json.dumps(r["checkpoints"])  # -0.0 too
+    store.load(p)["curve"].clear()  # a reader's record is its own: the next reader's is whole
+    assert store.load(p) == r
+    lines = gzip.decompress(pack.read_bytes()).decode().splitlines()
+    assert json.loads(lines[0]) == {"pack": 1} and len(lines) == 2
+    first = pack.read_bytes()
+    other = _record("river ARF", "river", "river-x", 0.5)
+    store.save(other, store.path("full", "iris", "river ARF", "river-x", "clf"))
+    assert sorted(r_["model"] for r_ in store.records("full")) == ["MondrianForest", "river ARF"]
+    store.save(dict(r, metric=0.75), p)  # a record saved again replaces the one at its address
+    assert store.load(p)["metric"] == 0.75 and len(store.records("full")) == 2
+    store.save(r, p)
+    store.delete_records(store.path("full", "iris", "river ARF", "river-x", "clf"))
+    assert pack.read_bytes() == first  # the same records, the same bytes (no churn in git)
+    store.delete_records(p)
+    assert not (store.STORE / "full").exists() and store.records("full") == []
+
+
+def test_records_of_the_old_format_are_still_read_and_win_over_packed_ones(tmp_store):
+    old = store.path("full", "iris", "XForest", "ours-new", "clf")
+    _loose(old, _record("XForest", "ours", "ours-new", 0.7))
+    packed = store.path("full", "iris", "MondrianForest", "ours-new", "clf")
+    store.save(_record("MondrianForest", "ours", "ours-new", 0.6), packed)
+    assert store.load(old)["metric"] == 0.7 and store.exists(old)
+    assert {r["model"]: r["metric"] for r in store.records("full")} == {"XForest": 0.7, "MondrianForest": 0.6}
+    # an older checkout writes a loose record at a packed one's address: the loose one is later
+    _loose(packed, _record("MondrianForest", "ours", "ours-new", 0.65))
+    assert store.load(packed)["metric"] == 0.65 and len(store.records("full")) == 2
+    assert store.select(store.records("full"))[1] == "ours-new"
+    store.save(_record("MondrianForest", "ours", "ours-new", 0.66), packed)  # saving removes it
+    assert not packed.exists() and store.load(packed)["metric"] == 0.66
+
+
+def _tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_the_converter_packs_old_records_and_shrinks_pictures_and_its_dry_run_changes_nothing(tmp_store, capsys):
+    from PIL import Image
+
+    from benchmarks import compact
+
+    written = {}
+    for stream, model, family, version in [("iris", "XForest", "ours", "ours-new"),
+                                           ("iris", "river ARF", "river", "river-x"),
+                                           ("wine", "XForest", "ours", "ours-old")]:
+        p = store.path("full", stream, model, version, "clf")
+        written[p] = _record(model, family, version, 0.123456789012345, stream=stream)
+        _loose(p, written[p])
+    exp = store.path("experiment-x", "experiment", "k", "ours-new")
+    written[exp] = {"experiment": "x", "key": "k", "result": {"a": [0.1, 0.2]}, "version": {"key": "ours-new"}}
+    _loose(exp, written[exp])
+    packed = store.path("full", "iris", "MondrianForest", "ours-new", "clf")  # packed already
+    written[packed] = _record("MondrianForest", "ours", "ours-new", 0.5)
+    store.save(written[packed], packed)
+    figures = tmp_store / "report" / "full"
+    figures.mkdir(parents=True)
+    plot = Image.new("RGBA", (300, 200), (255, 255, 255, 255))
+    plot.paste((31, 119, 180, 255), (10, 10, 290, 100))
+    plot.save(figures / "plot.png")
+    see_through = Image.new("RGBA", (30, 20), (255, 0, 0, 128))  # transparent: left as it is
+    see_through.save(figures / "glass.png")
+    before = _tree(tmp_store)
+
+    assert compact.main([]) == 0  # a dry run
+    out = capsys.readouterr().out
+    assert "4 loose records into 3 packs, 1 pictures" in out and "a dry run" in out
+    assert _tree(tmp_store) == before
+
+    assert compact.main(["--apply"]) == 0
+    assert not list(store.STORE.glob(store.LOOSE))
+    assert sorted(p.name for p in store.STORE.rglob("*") if p.is_file()) == [
+        "experiment.jsonl.gz", "iris.jsonl.gz", "wine.jsonl.gz"]
+    assert dict(store.entries()) == written  # nothing lost, nothing changed
+    with Image.open(figures / "plot.png") as small:
+        assert small.mode == "P" and small.size == (300, 200)
+        assert small.convert("RGBA").tobytes() == plot.tobytes()  # two colours: exact
+    assert (figures / "glass.png").read_bytes() == before["report/full/glass.png"]
+
+    after = _tree(tmp_store)
+    assert compact.main(["--apply"]) == 0  # again: nothing left to do
+    assert "0 loose records into 0 packs, 0 pictures" in capsys.readouterr().out
+    assert _tree(tmp_store) == after
+
+
+def test_two_processes_writing_into_one_pack_lose_no_record(tmp_path, monkeypatch):
+    code = ("import pathlib, sys; from benchmarks import store; store.STORE = pathlib.Path(sys.argv[1]); "
+            "[store.save({'i': i, 'who': sys.argv[2]}, store.path('full', 'iris', sys.argv[2], f'v{i}', 'clf')) "
+            "for i in range(40)]")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), who], cwd=store.ROOT)
+             for who in ("a", "b")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    monkeypatch.setattr(store, "STORE", tmp_path)
+    assert sorted((r["who"], r["i"]) for r in store.records("full")) == [(w, i) for w in "ab" for i in range(40)]

@@ -8,6 +8,8 @@ import os
 import platform
 import time
 
+from benchmarks import figures
+
 #: the shared data folder's files, by stream
 FILES = {"elec": "elec.csv", "covtype": "covtype.csv.gz"}
 
@@ -192,10 +194,7 @@ def save_figure(fig, path, title: str | None = None, *, title_size: float | None
         fig.tight_layout()
     else:
         fig.tight_layout(rect=rect)
-    if dpi is None:
-        fig.savefig(path)
-    else:
-        fig.savefig(path, dpi=dpi)
+    figures.save(fig, path, dpi=dpi)
     plt.close(fig)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 
+from benchmarks import figures
 from benchmarks.experiments import _common
 
 NAME = "covtype_long"
@@ -175,5 +176,5 @@ def _plot(results: dict, names: list, png) -> None:
     b.set_ylim(0.3, 1.0)
     b.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    figures.save(fig, png, dpi=110)
     plt.close(fig)

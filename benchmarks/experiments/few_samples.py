@@ -219,17 +219,13 @@ def peer_points(stream: str, model: str, n: int, version: str | None = None) -> 
     accuracy so far at 1k, 2k, 5k and 10k below `n`, and at `n` ("full"; a prefix of the
     stream scores what the full run scored at that point). The benchmark's protocol: a sample
     a model could not predict is left out."""
-    import json
-    from pathlib import Path
-
     from benchmarks import store
 
-    folder = (Path(__file__).resolve().parents[1] / "results" / "store" / "full" / stream
-              / ("clf-" + store.slug(model)))
+    folder = "clf-" + store.slug(model)
     records = []
-    for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        r = json.loads(f.read_text())
-        if r.get("status") == "ok" and (version is None or r["version"].get("key") == version):
+    for p, r in store.entries("full", stream):
+        if (p.parent.name == folder and r.get("status") == "ok"
+                and (version is None or r["version"].get("key") == version)):
             records.append(r)
     if not records:
         return None

@@ -31,6 +31,7 @@ Writes ``benchmarks/results/experiments/importances.md`` and ``importances.png``
 
 from __future__ import annotations
 
+from benchmarks import figures
 from benchmarks.experiments import _common
 
 NAME = "importances"
@@ -345,5 +346,5 @@ def _plot(drift_results: dict, png) -> None:
     fig.suptitle(f"Agrawal {SWITCH[0]} -> {SWITCH[1]} at the line (ADWIN): new features solid, "
                  "old dashed, others dotted", fontsize=9)
     fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    figures.save(fig, png, dpi=110)
     plt.close(fig)
