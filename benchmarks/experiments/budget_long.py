@@ -90,13 +90,19 @@ def report(results: dict, quick: bool) -> None:
                             f"{b['memory'] / a['budget']:.0%} | {a['last']:.4f} | {b['last']:.4f} | "
                             f"{gain * 100:+.2f} |")
             mean_low = sum(low) / len(low) if low else 0.0
-            verdicts.append(
-                f"- {name}: budget spent at the end {min(used):.0%} to {max(used):.0%} (mean "
-                f"{sum(used) / len(used):.0%}); twice the budget changes the last tenth by "
-                f"{min(gains) * 100:+.2f} to {max(gains) * 100:+.2f} points (mean "
-                f"{sum(gains) / len(gains) * 100:+.2f}); on the {len(low)} streams where it holds "
-                f"under 80% of its budget, by {mean_low * 100:+.2f} on average: "
-                + ("more would not help." if not low or mean_low <= TIE else "**more would help**."))
+            spent = (f"- {name}: budget spent at the end {min(used):.0%} to {max(used):.0%} (mean "
+                     f"{sum(used) / len(used):.0%}); twice the budget changes the last tenth by "
+                     f"{min(gains) * 100:+.2f} to {max(gains) * 100:+.2f} points (mean "
+                     f"{sum(gains) / len(gains) * 100:+.2f}). ")
+            if not low:
+                verdicts.append(spent + "It spends at least 80% of its budget on every long stream.")
+            else:
+                verdicts.append(
+                    spent + f"On the {len(low)} streams where it holds under 80% of its budget, twice "
+                    f"the budget changes it by {mean_low * 100:+.2f} on average: "
+                    + ("more would not help." if mean_low <= TIE else
+                       "**more would help**: the budget limits the forest although it does "
+                       "not spend it."))
     out_md, _ = _common.outputs(NAME, quick)
     lines = [
         "# Twice the budget on the tuning half's long streams", "",
