@@ -34,6 +34,9 @@ import zlib
 
 import numpy as np
 
+from ._forest import ESTIMATORS, STATE_FUNCTIONS
+from ._version import __version__
+
 FORMAT = "river-forests"
 
 #: the version of `to_state`'s dict and of the file (0: the pickles of 0.1 to 0.2; 1: 0.3's
@@ -70,13 +73,8 @@ class ModelFileError(ValueError):
 # ------------------------------------------------------------------------------ estimators
 
 def _estimators() -> dict:
-    import river_forests
-
-    from ._forest import BaseForest
-
-    return {name: getattr(river_forests, name) for name in river_forests.__all__
-            if isinstance(getattr(river_forests, name), type)
-            and issubclass(getattr(river_forests, name), BaseForest)}
+    """The package's estimators by class name (`river_forests._forest.ESTIMATORS`)."""
+    return dict(ESTIMATORS)
 
 
 def _param_names(cls) -> list:
@@ -270,8 +268,6 @@ def to_state(model, strict: bool = True) -> dict:
 
     `strict` False (pickling only) keeps a detector whose attributes are not plain data as
     the object itself."""
-    import river_forests
-
     cls = type(model)
     if _estimators().get(cls.__name__) is not cls:
         raise TypeError(f"{cls.__name__} is not an estimator of river_forests")
@@ -290,7 +286,7 @@ def to_state(model, strict: bool = True) -> dict:
         raise TypeError(f"this {cls.__name__}'s state is not plain data ({e}): a model loaded "
                         "from a 0.2 pickle that runs river's ADWIN in Python cannot be saved "
                         "without pickle; rebuild its detectors (a new model) to save it") from None
-    return {"version": STATE_VERSION, "package": river_forests.__version__,
+    return {"version": STATE_VERSION, "package": __version__,
             "estimator": cls.__name__, "params": params, "core": core}
 
 
@@ -992,3 +988,6 @@ def _map(f, path):
                       "read lease, which keeps its file from changing under it)", RuntimeWarning,
                       stacklevel=4)  # the caller of load, past its `_naming_the_file` wrapper
         return None
+
+
+STATE_FUNCTIONS.update(to_state=to_state, from_state=from_state)  # pickling (BaseForest.__reduce__)
