@@ -44,10 +44,11 @@ PARALLEL_MIN_ROWS = 64
 #: `river_forests._state` finds the class here without importing the package
 ESTIMATORS: dict = {}
 
-#: a model's state and back (``to_state``, ``from_state``), which pickling goes through:
-#: registered by `river_forests._state` when it is imported (it imports this module, which
-#: does not import it back)
-STATE_FUNCTIONS: dict = {}
+#: the module that turns a model into its state and back (``"module"``:
+#: `river_forests._state`, whose ``to_state`` and ``from_state`` pickling goes through): it
+#: registers itself here when it is imported (it imports this module, which does not import
+#: it back)
+PERSISTENCE: dict = {}
 _EXECUTOR = None
 _WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
@@ -663,12 +664,14 @@ class BaseForest(base.Estimator, abc.ABC):
     def __reduce__(self):
         """Pickling goes through the model's one versioned state (`river_forests._state`):
         the pickle holds plain data and the estimator's name, never a compiled class."""
-        return (STATE_FUNCTIONS["from_state"], (STATE_FUNCTIONS["to_state"](self, strict=False),))
+        state = PERSISTENCE["module"]
+        return (state.from_state, (state.to_state(self, strict=False),))
 
     def __setstate__(self, state):
         """A model pickled by 0.1 to 0.2 (its ``__dict__``): migrated to this release's state
         and built from it (`river_forests._state.MIGRATIONS`)."""
-        model = STATE_FUNCTIONS["from_state"]({"version": 0, "estimator": type(self).__name__, "attrs": state})
+        model = PERSISTENCE["module"].from_state({"version": 0, "estimator": type(self).__name__,
+                                                  "attrs": state})
         self.__dict__.update(model.__dict__)
 
     # ------------------------------------------------------------------ construction

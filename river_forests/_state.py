@@ -29,12 +29,13 @@ import importlib
 import json
 import os
 import random
+import sys
 import warnings
 import zlib
 
 import numpy as np
 
-from ._forest import ESTIMATORS, STATE_FUNCTIONS
+from ._forest import ESTIMATORS, PERSISTENCE
 from ._version import __version__
 
 FORMAT = "river-forests"
@@ -990,4 +991,4 @@ def _map(f, path):
         return None
 
 
-STATE_FUNCTIONS.update(to_state=to_state, from_state=from_state)  # pickling (BaseForest.__reduce__)
+PERSISTENCE["module"] = sys.modules[__name__]  # pickling (BaseForest.__reduce__)
