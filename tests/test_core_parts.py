@@ -1,6 +1,7 @@
 """The forest core's parts other than the drift watch (`test_watch.py`): the interval
 calibrator (`_core/_conformal.pxd`), the memory budget (`_core/_budget.pxd`) and the batcher
-(`_core/_batcher.pxd`) each check their own saved state; the label registry
+(`_core/_batcher.pxd`) each check their own saved state; the grove (`_core/_grove.pxd`)
+puts trees in their places with their seeds and shares; the label registry
 (`_core/_labels.pxd`) checks a batch's targets before it registers one; the forest's own state goes through public methods (`forest_state`,
 `set_forest_state`), checked before anything changes; and a forest's after-batch step holds
 the forest through a `BatchStep` during that step only."""
@@ -189,12 +190,31 @@ def test_the_label_registry_checks_a_whole_batch_before_it_registers_a_label():
 
 @pytest.mark.skipif(sys.maxsize < 2**63 - 1, reason="the layout pinned is 64-bit CPython's")
 def test_the_core_and_its_parts_count_as_the_core_did():
-    """The label registry and the batcher, objects of their own now, count in river's measure
-    of a model as the fields of the core they were: the core and these parts weigh what the
-    core object weighed before them (416 bytes), so a budget's `fixed` part, measured then and
-    saved with a model, means the same bytes (and a new model's is the same)."""
+    """The label registry, the batcher and the grove, objects of their own now, count in
+    river's measure of a model as the fields of the core they were: the core and these parts
+    weigh what the core object weighed before them (416 bytes), so a budget's `fixed` part,
+    measured then and saved with a model, means the same bytes (and a new model's is the
+    same)."""
     core = MondrianForestClassifier(n_estimators=2, seed=0)._core
     scratch = 2 * 8 * 8  # two scratch rows of 8 doubles, nothing cached yet
-    assert core.__sizeof__() + sys.getsizeof(core.targets) + sys.getsizeof(core.batcher) \
-        == 416 + scratch
+    parts = sys.getsizeof(core.targets) + sys.getsizeof(core.batcher) + sys.getsizeof(core.grove)
+    assert core.__sizeof__() + parts == 416 + scratch
     assert type(core).__basicsize__ < 416
+
+
+def test_the_grove_seeds_a_replacement_from_the_master_seed_and_gives_it_its_share():
+    model = MondrianForestClassifier(n_estimators=3, seed=5, memory_budget="2MB",
+                                     drift_detector=None)
+    for x, y in itertools.islice(synth.Agrawal(seed=0), 50):
+        model.learn_one(x, y)
+    core, grove = model._core, model._core.grove
+    assert core.trees is grove.trees and core.watch is grove.watch
+    assert core.master_seed == grove.master_seed and core.n_replaced == grove.n_replaced == 0
+    seeds = []
+    new = core.replace_tree(1, lambda seed: seeds.append(seed) or model._tree_factory(seed))
+    assert core.trees[1] is new and core.n_replaced == 1
+    from river_forests._core._random import tree_seed
+    assert seeds == [tree_seed(core.master_seed, 3)]
+    assert new.max_bytes_ + object.__sizeof__(new) == core.tree_bytes
+    with pytest.raises(IndexError):
+        core.replace_tree(3, model._tree_factory)

@@ -36,7 +36,8 @@ def _compiled_private_names():
 
 #: expressions that hold compiled objects in the Python layer: the core, its parts, trees,
 #: the after-batch step
-COMPILED = ("core", "tree", "trees", "step", "watch", "features", "background", "t")
+COMPILED = ("core", "grove", "tree", "trees", "step", "watch", "features", "background",
+            "batcher", "targets", "t")
 
 
 def _holds_compiled(node):

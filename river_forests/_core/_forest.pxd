@@ -3,17 +3,16 @@
 from cpython.pythread cimport PyThread_type_lock
 
 from ._batcher cimport Batcher
-from ._budget cimport Budget
 from ._cache cimport RowCache
 from ._conformal cimport Conformal
 from ._features cimport FeatureRegistry
+from ._grove cimport Grove
 from ._labels cimport LabelRegistry
-from ._random cimport RNG
-from ._watch cimport DriftWatch
 
 
 cdef class ForestCore:
-    cdef readonly list trees                 # the Tree objects (any tree kind)
+    cdef readonly Grove grove                # the trees, their seeds, replacements, background
+                                             # trees (the drift watch) and budget shares
     cdef readonly FeatureRegistry features   # feature name -> column
     cdef readonly LabelRegistry targets      # labels by index, the targets' checks
     cdef readonly bint classifier            # classification (True) or regression (False)
@@ -24,37 +23,18 @@ cdef class ForestCore:
     cdef double* tmp                         # scratch: one tree's prediction
     cdef Py_ssize_t scratch                  # allocated length of `acc` and `tmp`
 
-    # --- the forest's own state (pickled with it): replacements, batches, its generator ---
-    cdef readonly object master_seed         # 64-bit seed every tree seed derives from (drawn
-                                             # once when the forest's seed is None)
-    cdef readonly long long n_replaced       # trees replaced so far (seeds the next one)
-    cdef RNG rng                             # the forest's draws (XForest's swap decisions)
     cdef readonly Batcher batcher            # learn_one's buffer of a forest that learns in
                                              # batches, its count, its last predicted batch
-
-    # --- drift adaptation (`set_watch`): each tree's detectors, background tree and duel ---
-    cdef readonly DriftWatch watch           # decides; the forest acts on its verdicts
     # --- the last one-sample prediction, each tree's answer (test-then-train reuses it) ---
     cdef RowCache cache                      # see `_cache.pxd`
-    cdef long long version                   # bumped whenever a tree may have changed
     # --- prediction intervals (`set_intervals`, regression): a compiled calibrator ---
     cdef Conformal* conformal                # NULL: no intervals
-    # --- the memory budget (`rebudget`): the forest's bytes, shared out among its trees ---
-    cdef Budget memory                       # its share of each tree (`_budget.pxd`)
 
     cdef int _own(self) except -1
     cdef dict _forest_state(self)
-    cdef int _set_master_seed(self, object seed) except -1
     cdef int _set_forest_state(self, dict state, bint borrow) except -1
-    cdef object _replace_tree(self, Py_ssize_t i, object make_tree, object rows=*,
-                              object targets=*)
-    cdef object _start_background(self, Py_ssize_t i, object make_tree)
-    cdef object _swap_in(self, Py_ssize_t i, object make_tree)
-    cdef int _drop_background(self, Py_ssize_t i) except -1
-    cdef int _reset_watch(self, Py_ssize_t i) except -1
     cdef int _after(self, object after, object X, object y) except -1
     cpdef int rebudget(self) except -1
-    cdef long long _tree_cap(self, Py_ssize_t i)
     cdef int _check_budget(self) except -1
     cdef tuple _checked_rows(self, values, list names, list ys, bint register_features)
     cdef int _reserve(self, Py_ssize_t n) except -1
@@ -65,17 +45,13 @@ cdef class ForestCore:
     cdef object _predict_tree_rows(self, const double[:, ::1] X)
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1
-    cdef int _detect(self, object make_tree) except -1
-    cdef int _fit_background(self, Py_ssize_t i) except -1
     cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
     cdef int _keep_walks(self, Py_ssize_t n_features) except -1
     cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1
-    cdef bint _fitted(self)
     cdef Py_ssize_t _predict_value(self, dict x) except -1
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1
-    cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
                                object after, object make_tree) except -1
     cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,

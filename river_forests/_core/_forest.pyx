@@ -3,13 +3,14 @@
 Python overhead is paid once per sample (one dict walk, one label lookup); the trees are then
 driven through their compiled `learn_sample` / `predict` methods.
 
-The core routes rows through its parts, each owning its state and its checks: the feature
-and label registries (`_features.pxd`, `_labels.pxd`), the prediction cache (`_cache.pxd`),
-the batcher (`_batcher.pxd`), the drift watch (`_watch.pxd`: detectors, background trees,
-duels), the interval calibrator (`_conformal.pxd`) and the memory budget (`_budget.pxd`).
-Its saved state
-(`forest_state`) is its own keys and theirs; the Python layer reaches it through public
-methods only, and a forest's after-batch step through a `BatchStep`.
+The core routes rows through its parts and aggregates the trees' answers; each part owns its
+state and its checks: the feature and label registries (`_features.pxd`, `_labels.pxd`), the
+prediction cache (`_cache.pxd`), the batcher (`_batcher.pxd`), the grove (`_grove.pxd`: the
+trees, their seeds, replacements and shares of the memory budget, `_budget.pxd`) with its
+drift watch (`_watch.pxd`: detectors, background trees, duels), and the interval calibrator
+(`_conformal.pxd`). Its saved state (`forest_state`) is its parts' keys; the Python layer
+reaches it through public methods only, and a forest's after-batch step through a
+`BatchStep`.
 
 Every public method holds the model's lock (`_lock.pxd`) from start to end, batches included
 (checking the labels, registering features, placing the rows and learning them are one call),
@@ -25,19 +26,20 @@ import sys
 import numpy as np
 
 from ._batcher cimport Batcher
-from ._budget cimport (budget_background_bytes, budget_get_state, budget_init, budget_set_state,
-                       budget_share, budget_stale, budget_tree_bytes)
+from ._budget cimport Budget, budget_get_state, budget_stale
 from ._checks cimport is_int
 from ._conformal cimport (conformal_delete, conformal_from_state, conformal_get_state,
                           conformal_interval, conformal_intervals, conformal_learn,
                           conformal_learn_batch, conformal_nbytes, conformal_new, Conformal)
-from ._cache cimport cache_answers, cache_free, cache_holds, cache_init, cache_nbytes, cache_remember
+from ._cache cimport (cache_answers, cache_free, cache_holds, cache_init, cache_nbytes,
+                      cache_remember)
 from ._features cimport FeatureRegistry
 from ._labels cimport LabelRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
+from ._grove cimport Grove
 from ._random cimport RNG, rng_seed, rng_uniform
 from ._tree cimport Tree, row_of
-from ._watch cimport SWAP_AT_DRIFT, WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
+from ._watch cimport SWAP_AT_DRIFT, DriftWatch
 
 from ._budget import check_state as check_budget_state
 from ._conformal import check_state as check_calibrator_state
@@ -48,9 +50,11 @@ from ._tree import tree_from_state
 #: that learns in batches keeps for its detectors
 cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
 
-#: the bytes the label registry's and the batcher's fields took in the core (`__sizeof__`)
-cdef size_t LABEL_FIELDS = 2 * sizeof(void*)
-cdef size_t BATCH_FIELDS = 5 * sizeof(void*) + 2 * sizeof(Py_ssize_t) + 2 * sizeof(long long)
+#: the bytes the fields of the parts that are objects took in the core before they were
+#: parts (`ForestCore.__sizeof__`): the label registry's, the batcher's and the grove's
+cdef size_t PART_FIELDS = 2 * sizeof(void*) \
+    + 5 * sizeof(void*) + 2 * sizeof(Py_ssize_t) + 2 * sizeof(long long) \
+    + 3 * sizeof(void*) + 2 * sizeof(long long) + sizeof(RNG) + sizeof(Budget)
 
 
 def _rebuild_core(trees, classifier, vote, names, max_width, full_warned, labels, forest=None):
@@ -161,7 +165,7 @@ cdef class ForestCore:
                   list labels=None, Py_ssize_t max_width=2**31 - 1, object master_seed=0,
                   Py_ssize_t batch_size=0):
         self.lock = new_lock()
-        self.trees = trees
+        self.grove = Grove(trees, master_seed)
         self.classifier = classifier
         self.vote = vote
         self.features = features if features is not None else FeatureRegistry(max_width)
@@ -170,14 +174,9 @@ cdef class ForestCore:
         self.tmp = NULL
         self.scratch = 0
         self._reserve(8)
-        self.n_replaced = 0
-        self._set_master_seed(master_seed)
         self.batcher = Batcher(batch_size)
-        self.watch = DriftWatch(len(trees))
         cache_init(&self.cache)
         self.conformal = NULL
-        self.version = 0
-        budget_init(&self.memory, len(trees))
 
     def __dealloc__(self):
         free_lock(self.lock)
@@ -189,14 +188,14 @@ cdef class ForestCore:
     def __sizeof__(self):
         """The core's own bytes: the object, its scratch rows, the cached prediction and the
         calibrator (the trees, the registries and the other parts are objects of their own).
-        The label registry and the batcher were fields of the core until they became parts:
-        river's measure of a model (which every budget's `fixed` part, saved with the model,
-        was taken from) counts them as those fields still, not as objects (`sizeof` less
-        the pointer the core holds)."""
+        The label registry, the batcher and the grove were fields of the core until they
+        became parts: river's measure of a model (which every budget's `fixed` part, saved
+        with the model, was taken from) counts them as those fields still, not as objects
+        (`PART_FIELDS` less the pointers the core holds)."""
         cdef size_t n = object.__sizeof__(self) + 2 * self.scratch * sizeof(double)
-        n += cache_nbytes(&self.cache, len(self.trees))
-        n += LABEL_FIELDS + BATCH_FIELDS - 2 * sizeof(void*)
-        n -= sys.getsizeof(self.targets) + sys.getsizeof(self.batcher)
+        n += cache_nbytes(&self.cache, len(self.grove.trees))
+        n += PART_FIELDS - 3 * sizeof(void*)
+        n -= sys.getsizeof(self.targets) + sys.getsizeof(self.batcher) + sys.getsizeof(self.grove)
         if self.conformal != NULL:
             n += sizeof(Conformal) + conformal_nbytes(self.conformal)
         return n
@@ -223,17 +222,31 @@ cdef class ForestCore:
 
     cdef int _own(self) except -1:
         """Trees that read a memory-mapped file (`Tree.borrowed`) get memory of their own
-        before anything changes them: each is replaced by a tree loaded from its state, as a
-        load without mapping would have made it (lock held)."""
-        cdef Py_ssize_t i
-        for i in range(len(self.trees)):
-            if self.trees[i].borrowed is not None:
-                self.trees[i] = tree_from_state(self.trees[i].borrowed, False, len(self.features.names))
-        self.watch.own(len(self.features.names))
+        before anything changes them (`Grove.own`; lock held)."""
+        self.grove.own(len(self.features.names))
         self.borrowing = False
-        self.version += 1
         self.rebudget()
         return 0
+
+    @property
+    def trees(self):
+        """The trees (the grove's list: a replacement shows at once)."""
+        return self.grove.trees
+
+    @property
+    def watch(self):
+        """The drift watch (`_watch.pxd`)."""
+        return self.grove.watch
+
+    @property
+    def master_seed(self):
+        """The 64-bit seed every tree seed derives from."""
+        return self.grove.master_seed
+
+    @property
+    def n_replaced(self):
+        """Trees replaced so far."""
+        return self.grove.n_replaced
 
     @property
     def borrows(self):
@@ -248,10 +261,11 @@ cdef class ForestCore:
         `core_from_snapshot` restores it."""
         acquire(self.lock)
         try:
-            return {"trees": [(<Tree>t).get_state() for t in self.trees],
+            return {"trees": [(<Tree>t).get_state() for t in self.grove.trees],
                     "classifier": bool(self.classifier), "vote": bool(self.vote),
                     "names": list(self.features.names), "max_width": self.features.max_width,
-                    "full_warned": bool(self.features.full_warned), "labels": list(self.targets.labels),
+                    "full_warned": bool(self.features.full_warned),
+                    "labels": list(self.targets.labels),
                     "forest": self._forest_state()}
         finally:
             release(self.lock)
@@ -267,18 +281,12 @@ cdef class ForestCore:
             release(self.lock)
 
     cdef dict _forest_state(self):
-        return {"master_seed": self.master_seed, "n_replaced": self.n_replaced,
+        cdef Grove g = self.grove
+        return {"master_seed": g.master_seed, "n_replaced": g.n_replaced,
                 "n_batches": self.batcher.n_batches, "batch_size": self.batcher.size,
-                "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
-                **self.batcher.buffered(), **self.watch.state(), **budget_get_state(&self.memory),
+                "rng": (g.rng.s0, g.rng.s1, g.rng.s2, g.rng.s3),
+                **self.batcher.buffered(), **g.watch.state(), **budget_get_state(&g.memory),
                 "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
-
-    cdef int _set_master_seed(self, object seed) except -1:
-        """Set the master seed (None: not known yet, for a core pickled before it existed; the
-        forest sets it when it loads) and seed the forest's generator from it."""
-        self.master_seed = None if seed is None else int(seed)
-        rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
-        return 0
 
     def set_forest_state(self, dict state):
         """Restore `forest_state`'s dict (a merge's, or a forest's given other trees: the
@@ -288,29 +296,25 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             check_forest_state(state, [{"task": (<Tree>t).task, "n_columns": (<Tree>t).n_columns,
-                                        "n_values": (<Tree>t).n_values} for t in self.trees],
+                                        "n_values": (<Tree>t).n_values} for t in self.grove.trees],
                                self.classifier, len(self.features.names), len(self.targets.labels))
             self._set_forest_state(state, False)
-            self.version += 1
+            self.grove.version += 1
         finally:
             release(self.lock)
 
     cdef int _set_forest_state(self, dict state, bint borrow) except -1:
-        cdef DriftWatch watch = DriftWatch(len(self.trees))
+        cdef DriftWatch watch = DriftWatch(len(self.grove.trees))
         cdef Conformal* calibrator = NULL
         watch.set_state(state, borrow, len(self.features.names))
         if state["intervals"] is not None:
             if self.classifier:
                 raise ValueError("only a regressor has an interval calibrator")
             calibrator = conformal_from_state(state["intervals"])
-        self.master_seed = state["master_seed"]
-        self.n_replaced = state["n_replaced"]
-        self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
+        self.grove.set_state(state, watch)
         self.batcher.set_state(state)
-        self.watch = watch
-        self.borrowing = any(t.borrowed is not None for t in self.trees + watch.background
+        self.borrowing = any(t.borrowed is not None for t in self.grove.trees + watch.background
                              if t is not None)
-        budget_set_state(&self.memory, state)
         if calibrator != NULL:
             conformal_delete(self.conformal)
             self.conformal = calibrator
@@ -341,21 +345,12 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    cdef bint _fitted(self):
-        """Whether a tree has learned a sample: before, the forest predicts nothing (a
-        regressor's 0 is no prediction), and the calibrator learns nothing from the row."""
-        cdef Tree tree
-        for tree in self.trees:
-            if tree.n_seen > 0:
-                return True
-        return False
-
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1:
         """Before the trees learn row (x, y): the calibrator learns from the forest's
         prediction of it (once a tree has learned something), the last one-sample prediction's when it was of this row and nothing
         was learned since (test-then-train), else predicted now."""
         cdef double mean, var
-        if not self._fitted():  # nothing predicted this row: no error to learn from
+        if not self.grove.fitted():  # nothing predicted this row: no error to learn from
             return 0
         if self._cached(x, n_features, 2):
             mean = self.cache.mean
@@ -372,93 +367,35 @@ cdef class ForestCore:
     # Replacements and background trees; a forest's after-batch step reaches them through a
     # `BatchStep` (see `_after`).
 
-    cdef object _replace_tree(self, Py_ssize_t i, object make_tree, object rows=None,
-                              object targets=None):
-        """Put a new tree in place of tree `i`: `make_tree(seed)` builds it, with the seed of
-        the forest's next replacement (`tree_seed(master_seed, n_trees + n_replaced)`, so
-        replacements are reproducible from the forest's seed), and, given `rows` and
-        `targets`, it learns them before it takes its place: a thread predicting sees the old
-        tree or the grown one. Returns the new tree."""
-        if not 0 <= i < len(self.trees):
-            raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
-        tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
-        if self.memory.total > 0:
-            tree.set_max_bytes(self._tree_cap(i))
-        if rows is not None:
-            tree.learn_rows(rows, targets)
-        self.n_replaced += 1
-        self.trees[i] = tree
-        self.version += 1
-        return tree
-
-    cdef object _start_background(self, Py_ssize_t i, object make_tree):
-        """Start a background tree for tree `i` (`DriftWatch.new_background`, seeded as the
-        forest's next background tree); it borrows its share of tree `i`'s bytes."""
-        tree = self.watch.new_background(i, make_tree, self.master_seed)
-        self._fit_background(i)
-        return tree
-
-    cdef int _fit_background(self, Py_ssize_t i) except -1:
-        """Tree `i`'s background tree came or went: a background tree borrows
-        `background_share` of tree `i`'s bytes (the tree sheds nodes to lend them) and gives
-        them back when it goes, so the forest's bytes stay within the budget, and a forest
-        whose detectors start no background tree keeps every tree's whole share."""
-        if self.memory.total > 0:
-            tree = self.watch.background[i]
-            if tree is not None:
-                tree.set_max_bytes(budget_background_bytes(&self.memory))
-            self.trees[i].set_max_bytes(self._tree_cap(i))
-            self.version += 1
-        return 0
-
-    cdef object _swap_in(self, Py_ssize_t i, object make_tree):
-        """A drift on tree `i`: its background tree takes its place, or, without one, a fresh
-        tree (`_replace_tree`). Either counts as a replacement."""
-        tree = self.watch.take_background(i)
-        if tree is None:
-            return self._replace_tree(i, make_tree)
-        self.trees[i] = tree
-        if self.memory.total > 0:  # from a background tree's bytes to a tree's
-            tree.set_max_bytes(self.memory.tree_bytes)
-        self.n_replaced += 1
-        self.version += 1
-        return tree
-
     def start_background(self, Py_ssize_t i, object make_tree):
-        """`_start_background` under the model's lock."""
+        """`Grove.start_background` under the model's lock."""
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
-            return self._start_background(i, make_tree)
+            return self.grove.start_background(i, make_tree)
         finally:
             release(self.lock)
 
-    cdef int _drop_background(self, Py_ssize_t i) except -1:
-        """Forget tree `i`'s background tree (the tree was replaced by another route, or the
-        background tree lost its duel)."""
-        self.watch.take_background(i)
-        return self._fit_background(i)
-
     def swap_in(self, Py_ssize_t i, object make_tree):
-        """`_swap_in` under the model's lock."""
+        """`Grove.swap_in` under the model's lock."""
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
-            return self._swap_in(i, make_tree)
+            return self.grove.swap_in(i, make_tree)
         finally:
             release(self.lock)
 
     def replace_tree(self, Py_ssize_t i, object make_tree):
         """Replace tree `i` by `make_tree(seed)`, seeded as the forest's next replacement
-        (`_replace_tree`), under the model's lock: a thread learning or predicting sees the
+        (`Grove.replace`), under the model's lock: a thread learning or predicting sees the
         old tree or the new one."""
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
-            return self._replace_tree(i, make_tree)
+            return self.grove.replace(i, make_tree)
         finally:
             release(self.lock)
 
@@ -472,8 +409,8 @@ cdef class ForestCore:
         stop watching; `DriftWatch.set_detectors`); counts and log start afresh."""
         acquire(self.lock)
         try:
-            self.version += 1
-            self.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
+            self.grove.version += 1
+            self.grove.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
         finally:
             release(self.lock)
 
@@ -482,22 +419,16 @@ cdef class ForestCore:
         forests', `DriftWatch.joined`), keeping the background trees. It is checked first: a
         state that does not describe detectors of this forest's trees raises ValueError and
         leaves the forest as it was."""
-        cdef DriftWatch new = DriftWatch(len(self.trees))
+        cdef DriftWatch new = DriftWatch(len(self.grove.trees))
         acquire(self.lock)
         try:
-            new.set_state({"background": [None] * len(self.trees), "n_background": 0,
+            new.set_state({"background": [None] * len(self.grove.trees), "n_background": 0,
                            "watch": watch})
-            new.keep_background(self.watch)
-            self.watch = new
-            self.version += 1
+            new.keep_background(self.grove.watch)
+            self.grove.watch = new
+            self.grove.version += 1
         finally:
             release(self.lock)
-
-    cdef int _reset_watch(self, Py_ssize_t i) except -1:
-        """Tree `i` was replaced by another route (XForest's swaps): fresh detectors, no
-        background tree, no duel."""
-        self._drop_background(i)
-        return self.watch.restart(i)
 
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1:
@@ -511,23 +442,8 @@ cdef class ForestCore:
             preds = self.cache.pred
         if n_out > 0:
             self._reserve(n_out)
-        return self.watch.errors(self.trees, x, y, preds, n_out, self.classifier, self.tmp)
-
-    cdef int _detect(self, object make_tree) except -1:
-        """The detectors on the row just learned, tree by tree: each tree's verdict
-        (`DriftWatch.verdict`) acted on at once."""
-        cdef Py_ssize_t t
-        cdef int act
-        self.watch.see_row()
-        for t in range(len(self.trees)):
-            act = self.watch.verdict(t)
-            if act & WATCH_START:
-                self._start_background(t, make_tree)
-            if act & WATCH_SWAP:
-                self._swap_in(t, make_tree)
-            elif act & WATCH_DROP:
-                self._drop_background(t)
-        return 0
+        return self.grove.watch.errors(self.grove.trees, x, y, preds, n_out, self.classifier,
+                                       self.tmp)
 
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1:
@@ -539,21 +455,21 @@ cdef class ForestCore:
         cdef int32_t n_features = <int32_t>X.shape[1]
         cdef const double* x
         cdef Tree tree
-        cdef bint watching = self.watch.watching
-        self.version += 1
+        cdef bint watching = self.grove.watch.watching
+        self.grove.version += 1
         for i in range(X.shape[0]):
             x = row_of(X, i)
             if self.conformal != NULL:
                 self._calibrate(x, n_features, y[i])
             if watching:
                 self._watch_errors(x, n_features, y[i], NULL)
-            for tree in self.trees:
+            for tree in self.grove.trees:
                 tree.learn_sample(x, n_features, y[i])
-            for tree in self.watch.background:
+            for tree in self.grove.watch.background:
                 if tree is not None:
                     tree.learn_sample(x, n_features, y[i])
             if watching:
-                self._detect(make_tree)
+                self.grove.act(make_tree)
         return 0
 
     # ------------------------------------------------------------------ the memory budget
@@ -566,10 +482,10 @@ cdef class ForestCore:
         its tree's; shared out at once (`rebudget`)."""
         acquire(self.lock)
         try:
-            self.memory.total = total
-            self.memory.fixed = fixed
-            self.memory.slots = slots
-            self.memory.background_share = background_share
+            self.grove.memory.total = total
+            self.grove.memory.fixed = fixed
+            self.grove.memory.slots = slots
+            self.grove.memory.background_share = background_share
             self.rebudget()
         finally:
             release(self.lock)
@@ -577,36 +493,22 @@ cdef class ForestCore:
     @property
     def budget(self):
         """The bytes the whole forest may take (0: no budget)."""
-        return self.memory.total
+        return self.grove.memory.total
 
     @property
     def tree_bytes(self):
         """Each tree's share of the budget now (`Tree.max_bytes`)."""
-        return self.memory.tree_bytes
+        return self.grove.memory.tree_bytes
 
     cpdef int rebudget(self) except -1:
-        """Share the budget out again (`budget_share`) and give each tree its cap: a tree
-        over its new share sheds nodes (`Tree.fit_budget`). Run when a name or a label is
+        """Share the budget out again (`Grove.rebudget`): run when a name or a label is
         registered (the caller holds the lock), so the whole forest stays within its
         budget."""
-        cdef Py_ssize_t k
-        if not budget_share(&self.memory, self.features.names, len(self.targets.labels),
-                            self.watch.watching, self.batcher.size):
-            return 0
-        self.version += 1  # a tree over its share sheds nodes
-        for k in range(len(self.trees)):
-            self.trees[k].set_max_bytes(self._tree_cap(k))
-        for tree in self.watch.background:
-            if tree is not None:
-                tree.set_max_bytes(budget_background_bytes(&self.memory))
-        return 0
-
-    cdef long long _tree_cap(self, Py_ssize_t i):
-        """Tree `i`'s bytes: its share, less what its background tree borrows."""
-        return budget_tree_bytes(&self.memory, self.watch.background[i] is not None)
+        return self.grove.rebudget(self.features.names, len(self.targets.labels),
+                                   self.batcher.size)
 
     cdef int _check_budget(self) except -1:
-        if budget_stale(&self.memory, len(self.features.names), len(self.targets.labels)):
+        if budget_stale(&self.grove.memory, len(self.features.names), len(self.targets.labels)):
             self.rebudget()
         return 0
 
@@ -637,17 +539,17 @@ cdef class ForestCore:
                 return
             if self.conformal != NULL:
                 self._calibrate(self.features.buf, n_features, target)
-            if self.watch.watching:
+            if self.grove.watch.watching:
                 self._watch_errors(self.features.buf, n_features, target, NULL)
             self._keep_walks(n_features)
-            self.version += 1
-            for tree in self.trees:
+            self.grove.version += 1
+            for tree in self.grove.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            for tree in self.watch.background:
+            for tree in self.grove.watch.background:
                 if tree is not None:
                     tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            if self.watch.watching:
-                self._detect(make_tree)
+            if self.grove.watch.watching:
+                self.grove.act(make_tree)
         finally:
             release(self.lock)
 
@@ -691,28 +593,28 @@ cdef class ForestCore:
         learns the rows one at a time (`_learn_rows_watched`); a forest that learns in batches
         has each tree's errors on the rows taken before the batch and seen by the detectors,
         row by row, once it is learned."""
-        cdef Py_ssize_t i, t, n_trees = len(self.trees)
+        cdef Py_ssize_t i, t, n_trees = len(self.grove.trees)
         cdef const double[:, ::1] rows
         cdef const double[::1] targets
         cdef double[:, ::1] ev
         cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
-        if (self.watch.watching or self.conformal != NULL) and self.batcher.size == 0:
+        if (self.grove.watch.watching or self.conformal != NULL) and self.batcher.size == 0:
             self._learn_rows_watched(X, y, make_tree)
-        elif self.watch.watching or self.conformal != NULL:
+        elif self.grove.watch.watching or self.conformal != NULL:
             rows = X
             targets = y
-            self.version += 1
+            self.grove.version += 1
             # each tree's answers, if this batch was just predicted
-            known = self.batcher.knows(X, self._n_out(), self.version)
-            if self.conformal != NULL and self._fitted():
+            known = self.batcher.knows(X, self._n_out(), self.grove.version)
+            if self.conformal != NULL and self.grove.fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
                 # before the batch (the batch just predicted, or predicted now)
                 agg = self.batcher.agg if known and self.batcher.agg is not None \
                     else self._predict_rows(rows, False)
                 conformal_learn_batch(self.conformal, rows, targets, agg)
-            if not self.watch.watching:
-                self._learn_rows(X, y, executor, n_tasks)
+            if not self.grove.watch.watching:
+                self.grove.learn_rows(X, y, executor, n_tasks)
             else:
                 errors = np.empty((rows.shape[0], 2 * n_trees + 1))
                 ev = errors
@@ -723,15 +625,15 @@ cdef class ForestCore:
                 for i in range(rows.shape[0]):
                     self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
                                        row_of(answers, i) if known else NULL)
-                    self.watch.keep_errors(ev[i])
-                background = list(self.watch.background)
-                self._learn_rows(X, y, executor, n_tasks)
-            for i in range(rows.shape[0] if self.watch.watching else 0):
-                self.watch.restore_errors(ev[i], background)
-                self._detect(make_tree)
+                    self.grove.watch.keep_errors(ev[i])
+                background = list(self.grove.watch.background)
+                self.grove.learn_rows(X, y, executor, n_tasks)
+            for i in range(rows.shape[0] if self.grove.watch.watching else 0):
+                self.grove.watch.restore_errors(ev[i], background)
+                self.grove.act(make_tree)
         else:
-            self._learn_rows(X, y, executor, n_tasks)
-        self.version += 1
+            self.grove.learn_rows(X, y, executor, n_tasks)
+        self.grove.version += 1
         self.batcher.learned()
         if after is not None:
             self._after(after, X, y)
@@ -744,15 +646,15 @@ cdef class ForestCore:
         replaced."""
         cdef Py_ssize_t i
         cdef BatchStep step = BatchStep(self)
-        before = list(self.trees) if self.watch.watching else None
+        before = list(self.grove.trees) if self.grove.watch.watching else None
         try:
             after(step, X, y)
         finally:
             step.open = False
         if before is not None:
             for i in range(len(before)):
-                if self.trees[i] is not before[i]:
-                    self._reset_watch(i)
+                if self.grove.trees[i] is not before[i]:
+                    self.grove.restart(i)
         return 0
 
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False,
@@ -762,11 +664,11 @@ cdef class ForestCore:
         `_watch_errors`; `keep`: tag each tree's walk with the cache's tag (`_predict_row`)."""
         cdef Tree tree
         cdef Py_ssize_t c, best, t = 0
-        cdef double n_trees = len(self.trees)
-        cdef double* answers = cache_answers(&self.cache, len(self.trees)) if record else NULL
+        cdef double n_trees = len(self.grove.trees)
+        cdef double* answers = cache_answers(&self.cache, len(self.grove.trees)) if record else NULL
         for c in range(n_out):
             self.acc[c] = 0.0
-        for tree in self.trees:
+        for tree in self.grove.trees:
             tree.predict(x, self.tmp, <int32_t>n_out)
             if keep:
                 tree.walk_tag = self.cache.tag
@@ -794,10 +696,10 @@ cdef class ForestCore:
         into `acc[:n_out]`, remembered with each tree's walk for the learn of the same row
         that test-then-train does next (`_keep_walks`, `_watch_errors`, `_calibrate`)."""
         self.cache.tag += 1
-        self._aggregate(self.features.buf, n_out, self.watch.watching, True)
-        cache_remember(&self.cache, self.features, n_features, n_out, len(self.trees),
-                       self.version, self.acc, self.classifier)
-        self.cache.recorded = self.watch.watching
+        self._aggregate(self.features.buf, n_out, self.grove.watch.watching, True)
+        cache_remember(&self.cache, self.features, n_features, n_out, len(self.grove.trees),
+                       self.grove.version, self.acc, self.classifier)
+        self.cache.recorded = self.grove.watch.watching
         return 0
 
     cdef int _keep_walks(self, Py_ssize_t n_features) except -1:
@@ -808,15 +710,15 @@ cdef class ForestCore:
         cdef Tree tree
         cdef bint same = self.cache.tag > 0 and self._cached(self.features.buf, n_features,
                                                              self.cache.nout)
-        for tree in self.trees:
+        for tree in self.grove.trees:
             tree.reuse = tree.walked if same and tree.walk_tag == self.cache.tag else 0
         return 0
 
     cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept:
         """Whether the last one-sample prediction (`cache_remember`) is of row `x` with
         `n_out` outputs, by the trees there are now, with nothing learned since."""
-        return cache_holds(&self.cache, self.features, x, n_features, n_out, len(self.trees),
-                           self.version)
+        return cache_holds(&self.cache, self.features, x, n_features, n_out, len(self.grove.trees),
+                           self.grove.version)
 
     cdef Py_ssize_t _n_out(self):
         return len(self.targets.labels) if self.classifier else 2
@@ -879,7 +781,7 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             out = np.zeros(len(self.features.names), dtype=np.float64)
-            for tree in self.trees:
+            for tree in self.grove.trees:
                 tree.add_importances(out)
             return out
         finally:
@@ -890,7 +792,7 @@ cdef class ForestCore:
         another thread may learn."""
         acquire(self.lock)
         try:
-            return fn(self.trees)
+            return fn(self.grove.trees)
         finally:
             release(self.lock)
 
@@ -970,8 +872,8 @@ cdef class ForestCore:
                 self._own()
             rows, targets = self._checked_rows(values, names, ys, False)
             self.batcher.drop()
-            self.version += 1
-            for tree in self.trees:
+            self.grove.version += 1
+            for tree in self.grove.trees:
                 tree.refit_rows(rows, targets)
         finally:
             release(self.lock)
@@ -1026,8 +928,8 @@ cdef class ForestCore:
         """Learn rows already in the registry's column order, with encoded targets."""
         acquire(self.lock)
         try:
-            self.version += 1
-            self._learn_rows(X, y, executor, n_tasks)
+            self.grove.version += 1
+            self.grove.learn_rows(X, y, executor, n_tasks)
         finally:
             release(self.lock)
 
@@ -1038,10 +940,10 @@ cdef class ForestCore:
         the stream: within the budget's margin), for its detectors when it learns that batch
         next (`_learn_batch_rows`); a larger batch is predicted again there. `keep` False:
         no cache is kept nor dropped (the calibrator's look at a batch it learns)."""
-        cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.trees)
-        cdef bint record = keep and (self.watch.watching or self.conformal != NULL) \
+        cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.grove.trees)
+        cdef bint record = keep and (self.grove.watch.watching or self.conformal != NULL) \
             and self.batcher.size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
-        cdef bint trees = record and self.watch.watching
+        cdef bint trees = record and self.grove.watch.watching
         cdef double[:, ::1] answers
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
@@ -1064,19 +966,19 @@ cdef class ForestCore:
                 view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
         if record:
             self.batcher.keep(X, pred, out.copy() if self.conformal != NULL else None, n_out,
-                              self.version)
+                              self.grove.version)
         return out
 
     cdef object _predict_tree_rows(self, const double[:, ::1] X):
         """(n_trees, n, n_out): each tree's `predict` of each row (variance for regression)."""
         cdef Py_ssize_t t, i, n = X.shape[0], n_out = self._n_out()
         cdef Tree tree
-        out = np.zeros((len(self.trees), n, n_out), dtype=np.float64)
+        out = np.zeros((len(self.grove.trees), n, n_out), dtype=np.float64)
         cdef double[:, :, ::1] view = out
         if n_out == 0 or n == 0:
             return out
-        for t in range(len(self.trees)):
-            tree = <Tree>self.trees[t]
+        for t in range(len(self.grove.trees)):
+            tree = <Tree>self.grove.trees[t]
             with nogil:
                 for i in range(n):
                     tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
@@ -1084,31 +986,6 @@ cdef class ForestCore:
                         view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
         return out
 
-    cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
-        """Learn every row in order; each tree sees exactly what `learn_one` calls would give
-        it. Each tree learns the whole batch in one GIL-free call (its nodes stay in cache).
-        Trees are independent, so with an executor `n_tasks` threads (the calling thread
-        and n_tasks - 1 pool threads) take the trees one at a time from a shared queue: a
-        thread slowed by another process simply takes fewer trees. The caller holds the
-        model's lock until every thread is done."""
-        cdef list learners = self.trees + [b for b in self.watch.background if b is not None]
-        cdef Py_ssize_t k = min(n_tasks, len(learners))
-        queue = iter(learners)  # next() runs under the GIL: each tree is taken once
-
-        def run():
-            for tree in queue:
-                tree.learn_rows(X, y)
-
-        if executor is None or k <= 1:
-            run()
-            return 0
-        futures = [executor.submit(run) for _ in range(1, k)]
-        try:
-            run()
-        finally:
-            for future in futures:
-                future.result()
-        return 0
 
 
 cdef class BatchStep:
@@ -1128,7 +1005,7 @@ cdef class BatchStep:
     @property
     def trees(self):
         """The forest's trees (its own list: a replacement shows at once)."""
-        return self._forest().trees
+        return self._forest().grove.trees
 
     @property
     def n_batches(self):
@@ -1143,7 +1020,7 @@ cdef class BatchStep:
     def uniform(self):
         """A uniform draw in [0, 1) from the forest's own generator."""
         cdef ForestCore core = self._forest()
-        return rng_uniform(&core.rng)
+        return rng_uniform(&core.grove.rng)
 
     def predict_trees(self, const double[:, ::1] rows):
         """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
@@ -1154,4 +1031,4 @@ cdef class BatchStep:
         replacement (`tree_seed(master_seed, n_trees + n_replaced)`: reproducible from the
         forest's seed), which, given `rows` and `targets`, learns them before it takes its
         place (a thread predicting sees the old tree or the grown one). Returns the new tree."""
-        return self._forest()._replace_tree(i, make_tree, rows, targets)
+        return self._forest().grove.replace(i, make_tree, rows, targets)
