@@ -1,6 +1,7 @@
 """Consistent online random forests for river, with Cython-compiled trees."""
 
 from ._merge import merge
+from ._version import __version__
 from ._state import ModelFileError, from_state, load, save, to_state
 from .bsp import BSPForestClassifier, BSPForestRegressor
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
@@ -26,4 +27,3 @@ __all__ = [
     "from_state",
     "ModelFileError",
 ]
-__version__ = "0.2.0"

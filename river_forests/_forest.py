@@ -38,6 +38,17 @@ AGGREGATIONS = ("average", "vote")
 
 #: below this many rows a mini-batch is learned in the calling thread
 PARALLEL_MIN_ROWS = 64
+
+#: the package's estimators by class name, filled as the modules that define them are
+#: imported (`BaseForest.__init_subclass__`): a saved state names its estimator so, and
+#: `river_forests._state` finds the class here without importing the package
+ESTIMATORS: dict = {}
+
+#: the module that turns a model into its state and back (``"module"``:
+#: `river_forests._state`, whose ``to_state`` and ``from_state`` pickling goes through): it
+#: registers itself here when it is imported (it imports this module, which does not import
+#: it back)
+PERSISTENCE: dict = {}
 _EXECUTOR = None
 _WORKERS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
@@ -473,6 +484,9 @@ class BaseForest(base.Estimator, abc.ABC):
         super().__init_subclass__(**kwargs)
         if "__init__" in cls.__dict__:
             cls.__init__ = _keyword_only(cls, cls.__dict__["__init__"])
+        if cls.__module__.startswith(__package__ + ".") and cls.__module__ != __name__ \
+                and not cls.__name__.startswith("_"):
+            ESTIMATORS[cls.__name__] = cls
 
     def __init__(self, n_estimators: int = 10, **shared):
         params = self._shared_values(shared)
@@ -647,16 +661,14 @@ class BaseForest(base.Estimator, abc.ABC):
     def __reduce__(self):
         """Pickling goes through the model's one versioned state (`river_forests._state`):
         the pickle holds plain data and the estimator's name, never a compiled class."""
-        from ._state import from_state, to_state
-
-        return (from_state, (to_state(self, strict=False),))
+        state = PERSISTENCE["module"]
+        return (state.from_state, (state.to_state(self, strict=False),))
 
     def __setstate__(self, state):
         """A model pickled by 0.1 to 0.2 (its ``__dict__``): migrated to this release's state
         and built from it (`river_forests._state.MIGRATIONS`)."""
-        from ._state import from_state
-
-        model = from_state({"version": 0, "estimator": type(self).__name__, "attrs": state})
+        model = PERSISTENCE["module"].from_state({"version": 0, "estimator": type(self).__name__,
+                                                  "attrs": state})
         self.__dict__.update(model.__dict__)
 
     # ------------------------------------------------------------------ construction

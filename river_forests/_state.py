@@ -29,10 +29,14 @@ import importlib
 import json
 import os
 import random
+import sys
 import warnings
 import zlib
 
 import numpy as np
+
+from ._forest import ESTIMATORS, PERSISTENCE
+from ._version import __version__
 
 FORMAT = "river-forests"
 
@@ -70,13 +74,8 @@ class ModelFileError(ValueError):
 # ------------------------------------------------------------------------------ estimators
 
 def _estimators() -> dict:
-    import river_forests
-
-    from ._forest import BaseForest
-
-    return {name: getattr(river_forests, name) for name in river_forests.__all__
-            if isinstance(getattr(river_forests, name), type)
-            and issubclass(getattr(river_forests, name), BaseForest)}
+    """The package's estimators by class name (`river_forests._forest.ESTIMATORS`)."""
+    return dict(ESTIMATORS)
 
 
 def _param_names(cls) -> list:
@@ -270,8 +269,6 @@ def to_state(model, strict: bool = True) -> dict:
 
     `strict` False (pickling only) keeps a detector whose attributes are not plain data as
     the object itself."""
-    import river_forests
-
     cls = type(model)
     if _estimators().get(cls.__name__) is not cls:
         raise TypeError(f"{cls.__name__} is not an estimator of river_forests")
@@ -290,7 +287,7 @@ def to_state(model, strict: bool = True) -> dict:
         raise TypeError(f"this {cls.__name__}'s state is not plain data ({e}): a model loaded "
                         "from a 0.2 pickle that runs river's ADWIN in Python cannot be saved "
                         "without pickle; rebuild its detectors (a new model) to save it") from None
-    return {"version": STATE_VERSION, "package": river_forests.__version__,
+    return {"version": STATE_VERSION, "package": __version__,
             "estimator": cls.__name__, "params": params, "core": core}
 
 
@@ -992,3 +989,6 @@ def _map(f, path):
                       "read lease, which keeps its file from changing under it)", RuntimeWarning,
                       stacklevel=4)  # the caller of load, past its `_naming_the_file` wrapper
         return None
+
+
+PERSISTENCE["module"] = sys.modules[__name__]  # pickling (BaseForest.__reduce__)

@@ -3,11 +3,14 @@
 Python overhead is paid once per sample (one dict walk, one label lookup); the trees are then
 driven through their compiled `learn_sample` / `predict` methods.
 
-The core routes rows through its parts, each owning its state and its checks: the drift
-watch (`_watch.pxd`: detectors, background trees, duels), the interval calibrator
-(`_conformal.pxd`) and the memory budget (`_budget.pxd`). Its saved state
-(`forest_state`) is its own keys and theirs; the Python layer reaches it through public
-methods only, and a forest's after-batch step through a `BatchStep`.
+The core routes rows through its parts and aggregates the trees' answers; each part owns its
+state and its checks: the feature and label registries (`_features.pxd`, `_labels.pxd`), the
+prediction cache (`_cache.pxd`), the batcher (`_batcher.pxd`), the grove (`_grove.pxd`: the
+trees, their seeds, replacements and shares of the memory budget, `_budget.pxd`) with its
+drift watch (`_watch.pxd`: detectors, background trees, duels), and the interval calibrator
+(`_conformal.pxd`). Its saved state (`forest_state`) is its parts' keys; the Python layer
+reaches it through public methods only, and a forest's after-batch step through a
+`BatchStep`.
 
 Every public method holds the model's lock (`_lock.pxd`) from start to end, batches included
 (checking the labels, registering features, placing the rows and learning them are one call),
@@ -16,27 +19,27 @@ methods whose name starts with an underscore assume the lock is held.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.math cimport fabs
 from libc.stdint cimport int32_t
-from libc.stdlib cimport calloc, free
-from libc.string cimport memcmp
 
-import math
+import sys
 
 import numpy as np
-import pandas as pd
 
-from ._budget cimport (budget_background_bytes, budget_get_state, budget_init, budget_set_state,
-                       budget_share, budget_stale, budget_tree_bytes)
+from ._batcher cimport Batcher
+from ._budget cimport Budget, budget_get_state, budget_stale
 from ._checks cimport is_int
 from ._conformal cimport (conformal_delete, conformal_from_state, conformal_get_state,
                           conformal_interval, conformal_intervals, conformal_learn,
                           conformal_learn_batch, conformal_nbytes, conformal_new, Conformal)
-from ._features cimport MAX_ABS, FeatureRegistry
+from ._cache cimport (cache_answers, cache_free, cache_holds, cache_init, cache_nbytes,
+                      cache_remember)
+from ._features cimport FeatureRegistry
+from ._labels cimport LabelRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
+from ._grove cimport Grove
 from ._random cimport RNG, rng_seed, rng_uniform
 from ._tree cimport Tree, row_of
-from ._watch cimport SWAP_AT_DRIFT, WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
+from ._watch cimport SWAP_AT_DRIFT, DriftWatch
 
 from ._budget import check_state as check_budget_state
 from ._conformal import check_state as check_calibrator_state
@@ -47,16 +50,11 @@ from ._tree import tree_from_state
 #: that learns in batches keeps for its detectors
 cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
 
-cdef object _NA = pd.NA
-cdef object _NaT = pd.NaT
-cdef tuple _FLOATS = (float, np.floating)
-
-
-cdef inline bint _missing(object y):
-    """None, pd.NA, pd.NaT or a float NaN: a missing label or target."""
-    if y is None or y is _NA or y is _NaT:
-        return True
-    return isinstance(y, _FLOATS) and y != y
+#: the bytes the fields of the parts that are objects took in the core before they were
+#: parts (`ForestCore.__sizeof__`): the label registry's, the batcher's and the grove's
+cdef size_t PART_FIELDS = 2 * sizeof(void*) \
+    + 5 * sizeof(void*) + 2 * sizeof(Py_ssize_t) + 2 * sizeof(long long) \
+    + 3 * sizeof(void*) + 2 * sizeof(long long) + sizeof(RNG) + sizeof(Budget)
 
 
 def _rebuild_core(trees, classifier, vote, names, max_width, full_warned, labels, forest=None):
@@ -128,7 +126,8 @@ def check_forest_state(dict forest, list trees, bint classifier, Py_ssize_t n_na
     """Raise ValueError unless `forest` has the shape of `ForestCore.forest_state`'s dict for
     a forest of the trees `trees` (their states, or dicts of their "task", "n_columns" and
     "n_values") whose registries hold `n_names` features and `n_labels` labels. Each part
-    checks its own keys (`DriftWatch.check_state`, the interval calibrator's and the budget's
+    checks its own keys (`DriftWatch.check_state`, `Batcher.check_state`, the interval
+    calibrator's and the budget's
     `check_state`); every tree's task, columns and classes must be the forest's."""
 
     def check_tree(dict t):
@@ -142,37 +141,22 @@ def check_forest_state(dict forest, list trees, bint classifier, Py_ssize_t n_na
     DriftWatch.check_state(forest, len(trees), check_tree)
     for t in trees:
         check_tree(t)
-    for key in ("n_replaced", "n_batches", "batch_size"):
-        if not is_int(forest.get(key)):
-            raise ValueError(f"the forest's {key!r} must be an integer >= 0")
+    if not is_int(forest.get("n_replaced")):
+        raise ValueError("the forest's 'n_replaced' must be an integer >= 0")
     if forest.get("master_seed") is not None and not is_int(forest["master_seed"], -_I64, 2**64):
         raise ValueError("the forest's master seed must be an integer")
     rng = forest.get("rng")
     if not (isinstance(rng, (tuple, list)) and len(rng) == 4 and all(is_int(v, 0, 2**64) for v in rng)
             and any(rng)):
         raise ValueError("the forest's generator state must be four 64-bit words, not all 0")
-    rows, targets = forest.get("pending_rows"), forest.get("pending_targets")
-    if not isinstance(rows, list) or not isinstance(targets, list) or len(rows) != len(targets) \
-            or len(rows) > max(forest["batch_size"], 0):
-        raise ValueError("the forest's buffered rows and targets do not match its batch size")
-    widest = max([t.get("n_columns", 0) for t in trees] + [0])
-    for r in rows:
-        if not (isinstance(r, np.ndarray) and r.dtype == np.float64 and r.ndim == 1
-                and len(r) <= n_names):
-            raise ValueError("a buffered row must be a float64 row of the registry's width")
-    if rows and max(len(r) for r in rows) < widest:
-        raise ValueError("the buffered rows are narrower than the columns the trees read")
+    Batcher.check_state(forest, n_names, max([t.get("n_columns", 0) for t in trees] + [0]),
+                        classifier, n_labels)
     check_budget_state(forest)
     intervals = forest.get("intervals")
     if intervals is not None:
         if classifier or not isinstance(intervals, dict):
             raise ValueError("only a regressor has an interval calibrator")
         check_calibrator_state(intervals)
-    for t in targets:
-        if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t) \
-                or (classifier and not (t == int(t) and 0 <= t < n_labels)):
-            raise ValueError("a buffered target is not a class the forest knows"
-                             if classifier else "a buffered target is not a finite number")
 
 
 cdef class ForestCore:
@@ -181,54 +165,37 @@ cdef class ForestCore:
                   list labels=None, Py_ssize_t max_width=2**31 - 1, object master_seed=0,
                   Py_ssize_t batch_size=0):
         self.lock = new_lock()
-        self.trees = trees
+        self.grove = Grove(trees, master_seed)
         self.classifier = classifier
         self.vote = vote
         self.features = features if features is not None else FeatureRegistry(max_width)
-        self.labels = list(labels) if labels is not None else []
-        self.label_index = {label: i for i, label in enumerate(self.labels)}
+        self.targets = LabelRegistry(classifier, labels)
         self.acc = NULL
         self.tmp = NULL
         self.scratch = 0
         self._reserve(8)
-        self.n_replaced = 0
-        self.n_batches = 0
-        self._set_master_seed(master_seed)
-        if batch_size < 0:
-            raise ValueError(f"batch_size must be >= 0, got {batch_size}")
-        self.batch_size = batch_size
-        self.pending_rows = []
-        self.pending_targets = []
-        self.watch = DriftWatch(len(trees))
-        self.cache_x = NULL
-        self.cache_cols = NULL
-        self.cache_pred = NULL
+        self.batcher = Batcher(batch_size)
+        cache_init(&self.cache)
         self.conformal = NULL
-        self.cache_cap = 0
-        self.cache_k = 0
-        self.version = 0
-        self.cache_version = -1
-        self.batch_version = -1
-        self.batch_X = None
-        self.batch_pred = None
-        self.batch_agg = None
-        budget_init(&self.memory, len(trees))
 
     def __dealloc__(self):
         free_lock(self.lock)
         PyMem_Free(self.acc)
         PyMem_Free(self.tmp)
-        free(self.cache_x)
-        free(self.cache_cols)
-        free(self.cache_pred)
+        cache_free(&self.cache)
         conformal_delete(self.conformal)
 
     def __sizeof__(self):
-        """The core's own bytes: the object, its scratch rows and the cached prediction (the
-        trees, registries and parts are objects of their own)."""
+        """The core's own bytes: the object, its scratch rows, the cached prediction and the
+        calibrator (the trees, the registries and the other parts are objects of their own).
+        The label registry, the batcher and the grove were fields of the core until they
+        became parts: river's measure of a model (which every budget's `fixed` part, saved
+        with the model, was taken from) counts them as those fields still, not as objects
+        (`PART_FIELDS` less the pointers the core holds)."""
         cdef size_t n = object.__sizeof__(self) + 2 * self.scratch * sizeof(double)
-        n += self.cache_cap * (sizeof(double) + sizeof(Py_ssize_t))
-        n += (len(self.trees) + 1 if self.cache_pred != NULL else 0) * sizeof(double)
+        n += cache_nbytes(&self.cache, len(self.grove.trees))
+        n += PART_FIELDS - 3 * sizeof(void*)
+        n -= sys.getsizeof(self.targets) + sys.getsizeof(self.batcher) + sys.getsizeof(self.grove)
         if self.conformal != NULL:
             n += sizeof(Conformal) + conformal_nbytes(self.conformal)
         return n
@@ -255,17 +222,31 @@ cdef class ForestCore:
 
     cdef int _own(self) except -1:
         """Trees that read a memory-mapped file (`Tree.borrowed`) get memory of their own
-        before anything changes them: each is replaced by a tree loaded from its state, as a
-        load without mapping would have made it (lock held)."""
-        cdef Py_ssize_t i
-        for i in range(len(self.trees)):
-            if self.trees[i].borrowed is not None:
-                self.trees[i] = tree_from_state(self.trees[i].borrowed, False, len(self.features.names))
-        self.watch.own(len(self.features.names))
+        before anything changes them (`Grove.own`; lock held)."""
+        self.grove.own(len(self.features.names))
         self.borrowing = False
-        self.version += 1
         self.rebudget()
         return 0
+
+    @property
+    def trees(self):
+        """The trees (the grove's list: a replacement shows at once)."""
+        return self.grove.trees
+
+    @property
+    def watch(self):
+        """The drift watch (`_watch.pxd`)."""
+        return self.grove.watch
+
+    @property
+    def master_seed(self):
+        """The 64-bit seed every tree seed derives from."""
+        return self.grove.master_seed
+
+    @property
+    def n_replaced(self):
+        """Trees replaced so far."""
+        return self.grove.n_replaced
 
     @property
     def borrows(self):
@@ -280,10 +261,11 @@ cdef class ForestCore:
         `core_from_snapshot` restores it."""
         acquire(self.lock)
         try:
-            return {"trees": [(<Tree>t).get_state() for t in self.trees],
+            return {"trees": [(<Tree>t).get_state() for t in self.grove.trees],
                     "classifier": bool(self.classifier), "vote": bool(self.vote),
                     "names": list(self.features.names), "max_width": self.features.max_width,
-                    "full_warned": bool(self.features.full_warned), "labels": list(self.labels),
+                    "full_warned": bool(self.features.full_warned),
+                    "labels": list(self.targets.labels),
                     "forest": self._forest_state()}
         finally:
             release(self.lock)
@@ -299,20 +281,12 @@ cdef class ForestCore:
             release(self.lock)
 
     cdef dict _forest_state(self):
-        return {"master_seed": self.master_seed, "n_replaced": self.n_replaced,
-                "n_batches": self.n_batches, "batch_size": self.batch_size,
-                "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
-                "pending_rows": [r.copy() for r in self.pending_rows],
-                "pending_targets": list(self.pending_targets),
-                **self.watch.state(), **budget_get_state(&self.memory),
+        cdef Grove g = self.grove
+        return {"master_seed": g.master_seed, "n_replaced": g.n_replaced,
+                "n_batches": self.batcher.n_batches, "batch_size": self.batcher.size,
+                "rng": (g.rng.s0, g.rng.s1, g.rng.s2, g.rng.s3),
+                **self.batcher.buffered(), **g.watch.state(), **budget_get_state(&g.memory),
                 "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
-
-    cdef int _set_master_seed(self, object seed) except -1:
-        """Set the master seed (None: not known yet, for a core pickled before it existed; the
-        forest sets it when it loads) and seed the forest's generator from it."""
-        self.master_seed = None if seed is None else int(seed)
-        rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
-        return 0
 
     def set_forest_state(self, dict state):
         """Restore `forest_state`'s dict (a merge's, or a forest's given other trees: the
@@ -322,32 +296,25 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             check_forest_state(state, [{"task": (<Tree>t).task, "n_columns": (<Tree>t).n_columns,
-                                        "n_values": (<Tree>t).n_values} for t in self.trees],
-                               self.classifier, len(self.features.names), len(self.labels))
+                                        "n_values": (<Tree>t).n_values} for t in self.grove.trees],
+                               self.classifier, len(self.features.names), len(self.targets.labels))
             self._set_forest_state(state, False)
-            self.version += 1
+            self.grove.version += 1
         finally:
             release(self.lock)
 
     cdef int _set_forest_state(self, dict state, bint borrow) except -1:
-        cdef DriftWatch watch = DriftWatch(len(self.trees))
+        cdef DriftWatch watch = DriftWatch(len(self.grove.trees))
         cdef Conformal* calibrator = NULL
         watch.set_state(state, borrow, len(self.features.names))
         if state["intervals"] is not None:
             if self.classifier:
                 raise ValueError("only a regressor has an interval calibrator")
             calibrator = conformal_from_state(state["intervals"])
-        self.master_seed = state["master_seed"]
-        self.n_replaced = state["n_replaced"]
-        self.n_batches = state["n_batches"]
-        self.batch_size = state["batch_size"]
-        self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
-        self.pending_rows = list(state["pending_rows"])
-        self.pending_targets = list(state["pending_targets"])
-        self.watch = watch
-        self.borrowing = any(t.borrowed is not None for t in self.trees + watch.background
+        self.grove.set_state(state, watch)
+        self.batcher.set_state(state)
+        self.borrowing = any(t.borrowed is not None for t in self.grove.trees + watch.background
                              if t is not None)
-        budget_set_state(&self.memory, state)
         if calibrator != NULL:
             conformal_delete(self.conformal)
             self.conformal = calibrator
@@ -378,25 +345,16 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    cdef bint _fitted(self):
-        """Whether a tree has learned a sample: before, the forest predicts nothing (a
-        regressor's 0 is no prediction), and the calibrator learns nothing from the row."""
-        cdef Tree tree
-        for tree in self.trees:
-            if tree.n_seen > 0:
-                return True
-        return False
-
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1:
         """Before the trees learn row (x, y): the calibrator learns from the forest's
         prediction of it (once a tree has learned something), the last one-sample prediction's when it was of this row and nothing
         was learned since (test-then-train), else predicted now."""
         cdef double mean, var
-        if not self._fitted():  # nothing predicted this row: no error to learn from
+        if not self.grove.fitted():  # nothing predicted this row: no error to learn from
             return 0
         if self._cached(x, n_features, 2):
-            mean = self.cache_mean
-            var = self.cache_second - mean * mean
+            mean = self.cache.mean
+            var = self.cache.second - mean * mean
         else:
             self._reserve(2)
             self._aggregate(x, 2, False)
@@ -409,93 +367,35 @@ cdef class ForestCore:
     # Replacements and background trees; a forest's after-batch step reaches them through a
     # `BatchStep` (see `_after`).
 
-    cdef object _replace_tree(self, Py_ssize_t i, object make_tree, object rows=None,
-                              object targets=None):
-        """Put a new tree in place of tree `i`: `make_tree(seed)` builds it, with the seed of
-        the forest's next replacement (`tree_seed(master_seed, n_trees + n_replaced)`, so
-        replacements are reproducible from the forest's seed), and, given `rows` and
-        `targets`, it learns them before it takes its place: a thread predicting sees the old
-        tree or the grown one. Returns the new tree."""
-        if not 0 <= i < len(self.trees):
-            raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
-        tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
-        if self.memory.total > 0:
-            tree.set_max_bytes(self._tree_cap(i))
-        if rows is not None:
-            tree.learn_rows(rows, targets)
-        self.n_replaced += 1
-        self.trees[i] = tree
-        self.version += 1
-        return tree
-
-    cdef object _start_background(self, Py_ssize_t i, object make_tree):
-        """Start a background tree for tree `i` (`DriftWatch.new_background`, seeded as the
-        forest's next background tree); it borrows its share of tree `i`'s bytes."""
-        tree = self.watch.new_background(i, make_tree, self.master_seed)
-        self._fit_background(i)
-        return tree
-
-    cdef int _fit_background(self, Py_ssize_t i) except -1:
-        """Tree `i`'s background tree came or went: a background tree borrows
-        `background_share` of tree `i`'s bytes (the tree sheds nodes to lend them) and gives
-        them back when it goes, so the forest's bytes stay within the budget, and a forest
-        whose detectors start no background tree keeps every tree's whole share."""
-        if self.memory.total > 0:
-            tree = self.watch.background[i]
-            if tree is not None:
-                tree.set_max_bytes(budget_background_bytes(&self.memory))
-            self.trees[i].set_max_bytes(self._tree_cap(i))
-            self.version += 1
-        return 0
-
-    cdef object _swap_in(self, Py_ssize_t i, object make_tree):
-        """A drift on tree `i`: its background tree takes its place, or, without one, a fresh
-        tree (`_replace_tree`). Either counts as a replacement."""
-        tree = self.watch.take_background(i)
-        if tree is None:
-            return self._replace_tree(i, make_tree)
-        self.trees[i] = tree
-        if self.memory.total > 0:  # from a background tree's bytes to a tree's
-            tree.set_max_bytes(self.memory.tree_bytes)
-        self.n_replaced += 1
-        self.version += 1
-        return tree
-
     def start_background(self, Py_ssize_t i, object make_tree):
-        """`_start_background` under the model's lock."""
+        """`Grove.start_background` under the model's lock."""
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
-            return self._start_background(i, make_tree)
+            return self.grove.start_background(i, make_tree)
         finally:
             release(self.lock)
 
-    cdef int _drop_background(self, Py_ssize_t i) except -1:
-        """Forget tree `i`'s background tree (the tree was replaced by another route, or the
-        background tree lost its duel)."""
-        self.watch.take_background(i)
-        return self._fit_background(i)
-
     def swap_in(self, Py_ssize_t i, object make_tree):
-        """`_swap_in` under the model's lock."""
+        """`Grove.swap_in` under the model's lock."""
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
-            return self._swap_in(i, make_tree)
+            return self.grove.swap_in(i, make_tree)
         finally:
             release(self.lock)
 
     def replace_tree(self, Py_ssize_t i, object make_tree):
         """Replace tree `i` by `make_tree(seed)`, seeded as the forest's next replacement
-        (`_replace_tree`), under the model's lock: a thread learning or predicting sees the
+        (`Grove.replace`), under the model's lock: a thread learning or predicting sees the
         old tree or the new one."""
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
-            return self._replace_tree(i, make_tree)
+            return self.grove.replace(i, make_tree)
         finally:
             release(self.lock)
 
@@ -509,8 +409,8 @@ cdef class ForestCore:
         stop watching; `DriftWatch.set_detectors`); counts and log start afresh."""
         acquire(self.lock)
         try:
-            self.version += 1
-            self.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
+            self.grove.version += 1
+            self.grove.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
         finally:
             release(self.lock)
 
@@ -519,22 +419,16 @@ cdef class ForestCore:
         forests', `DriftWatch.joined`), keeping the background trees. It is checked first: a
         state that does not describe detectors of this forest's trees raises ValueError and
         leaves the forest as it was."""
-        cdef DriftWatch new = DriftWatch(len(self.trees))
+        cdef DriftWatch new = DriftWatch(len(self.grove.trees))
         acquire(self.lock)
         try:
-            new.set_state({"background": [None] * len(self.trees), "n_background": 0,
+            new.set_state({"background": [None] * len(self.grove.trees), "n_background": 0,
                            "watch": watch})
-            new.keep_background(self.watch)
-            self.watch = new
-            self.version += 1
+            new.keep_background(self.grove.watch)
+            self.grove.watch = new
+            self.grove.version += 1
         finally:
             release(self.lock)
-
-    cdef int _reset_watch(self, Py_ssize_t i) except -1:
-        """Tree `i` was replaced by another route (XForest's swaps): fresh detectors, no
-        background tree, no duel."""
-        self._drop_background(i)
-        return self.watch.restart(i)
 
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1:
@@ -544,27 +438,12 @@ cdef class ForestCore:
         was learned since (test-then-train predicts, then learns, the same row); else each
         tree predicts."""
         cdef Py_ssize_t n_out = self._n_out()
-        if preds == NULL and self.cache_recorded and self._cached(x, n_features, n_out):
-            preds = self.cache_pred
+        if preds == NULL and self.cache.recorded and self._cached(x, n_features, n_out):
+            preds = self.cache.pred
         if n_out > 0:
             self._reserve(n_out)
-        return self.watch.errors(self.trees, x, y, preds, n_out, self.classifier, self.tmp)
-
-    cdef int _detect(self, object make_tree) except -1:
-        """The detectors on the row just learned, tree by tree: each tree's verdict
-        (`DriftWatch.verdict`) acted on at once."""
-        cdef Py_ssize_t t
-        cdef int act
-        self.watch.see_row()
-        for t in range(len(self.trees)):
-            act = self.watch.verdict(t)
-            if act & WATCH_START:
-                self._start_background(t, make_tree)
-            if act & WATCH_SWAP:
-                self._swap_in(t, make_tree)
-            elif act & WATCH_DROP:
-                self._drop_background(t)
-        return 0
+        return self.grove.watch.errors(self.grove.trees, x, y, preds, n_out, self.classifier,
+                                       self.tmp)
 
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1:
@@ -576,21 +455,21 @@ cdef class ForestCore:
         cdef int32_t n_features = <int32_t>X.shape[1]
         cdef const double* x
         cdef Tree tree
-        cdef bint watching = self.watch.watching
-        self.version += 1
+        cdef bint watching = self.grove.watch.watching
+        self.grove.version += 1
         for i in range(X.shape[0]):
             x = row_of(X, i)
             if self.conformal != NULL:
                 self._calibrate(x, n_features, y[i])
             if watching:
                 self._watch_errors(x, n_features, y[i], NULL)
-            for tree in self.trees:
+            for tree in self.grove.trees:
                 tree.learn_sample(x, n_features, y[i])
-            for tree in self.watch.background:
+            for tree in self.grove.watch.background:
                 if tree is not None:
                     tree.learn_sample(x, n_features, y[i])
             if watching:
-                self._detect(make_tree)
+                self.grove.act(make_tree)
         return 0
 
     # ------------------------------------------------------------------ the memory budget
@@ -603,10 +482,10 @@ cdef class ForestCore:
         its tree's; shared out at once (`rebudget`)."""
         acquire(self.lock)
         try:
-            self.memory.total = total
-            self.memory.fixed = fixed
-            self.memory.slots = slots
-            self.memory.background_share = background_share
+            self.grove.memory.total = total
+            self.grove.memory.fixed = fixed
+            self.grove.memory.slots = slots
+            self.grove.memory.background_share = background_share
             self.rebudget()
         finally:
             release(self.lock)
@@ -614,88 +493,23 @@ cdef class ForestCore:
     @property
     def budget(self):
         """The bytes the whole forest may take (0: no budget)."""
-        return self.memory.total
+        return self.grove.memory.total
 
     @property
     def tree_bytes(self):
         """Each tree's share of the budget now (`Tree.max_bytes`)."""
-        return self.memory.tree_bytes
+        return self.grove.memory.tree_bytes
 
     cpdef int rebudget(self) except -1:
-        """Share the budget out again (`budget_share`) and give each tree its cap: a tree
-        over its new share sheds nodes (`Tree.fit_budget`). Run when a name or a label is
+        """Share the budget out again (`Grove.rebudget`): run when a name or a label is
         registered (the caller holds the lock), so the whole forest stays within its
         budget."""
-        cdef Py_ssize_t k
-        if not budget_share(&self.memory, self.features.names, len(self.labels),
-                            self.watch.watching, self.batch_size):
-            return 0
-        self.version += 1  # a tree over its share sheds nodes
-        for k in range(len(self.trees)):
-            self.trees[k].set_max_bytes(self._tree_cap(k))
-        for tree in self.watch.background:
-            if tree is not None:
-                tree.set_max_bytes(budget_background_bytes(&self.memory))
-        return 0
-
-    cdef long long _tree_cap(self, Py_ssize_t i):
-        """Tree `i`'s bytes: its share, less what its background tree borrows."""
-        return budget_tree_bytes(&self.memory, self.watch.background[i] is not None)
+        return self.grove.rebudget(self.features.names, len(self.targets.labels),
+                                   self.batcher.size)
 
     cdef int _check_budget(self) except -1:
-        if budget_stale(&self.memory, len(self.features.names), len(self.labels)):
+        if budget_stale(&self.grove.memory, len(self.features.names), len(self.targets.labels)):
             self.rebudget()
-        return 0
-
-    # ------------------------------------------------------------------ targets
-
-    cdef double _target(self, object y) except? -1.0:
-        """A checked target: a class index (len(labels) for a label not registered yet; the
-        caller registers it once nothing else can fail) or a regression value."""
-        cdef double v
-        if _missing(y):
-            raise ValueError(
-                f"the {'label' if self.classifier else 'target'} y is missing ({y!r}); "
-                "drop the samples without one before learning"
-            )
-        if self.classifier:
-            idx = self.label_index.get(y)  # TypeError for an unhashable label
-            return <double><Py_ssize_t>(len(self.labels) if idx is None else idx)
-        try:
-            v = <double>y
-        except OverflowError:
-            v = MAX_ABS * 2.0
-        except (TypeError, ValueError):
-            raise TypeError(f"the target y must be a real number, got {type(y).__name__} ({y!r})") from None
-        if not fabs(v) <= MAX_ABS:
-            raise ValueError(
-                f"the target y must be finite and within +/-1e38 (its square is summed in "
-                f"float64), got {y!r}: rescale it, e.g. with river.preprocessing.TargetStandardScaler"
-            )
-        return v
-
-    cdef object _encode_targets(self, list ys):
-        """Targets of a batch as float64, every one checked (class indices, labels new to the
-        forest numbered in order of first sight after the registered ones). Registers nothing."""
-        cdef Py_ssize_t i, n = len(ys), known = len(self.labels)
-        cdef dict new = {}
-        out = np.empty(n, dtype=np.float64)
-        cdef double[::1] view = out
-        for i in range(n):
-            view[i] = self._target(ys[i])
-            if self.classifier and view[i] >= known:
-                idx = new.get(ys[i])
-                if idx is None:
-                    idx = new[ys[i]] = known + len(new)
-                view[i] = <double><Py_ssize_t>idx
-        return out
-
-    cdef int _register_labels(self, list ys) except -1:
-        """Register the labels of `ys` the forest has not seen, in order of first sight."""
-        for y in ys:
-            if y not in self.label_index:
-                self.label_index[y] = len(self.labels)
-                self.labels.append(y)
         return 0
 
     # ------------------------------------------------------------------ one sample
@@ -714,55 +528,53 @@ cdef class ForestCore:
         try:
             if self.borrowing:
                 self._own()
-            target = self._target(y)
+            target = self.targets.target(y)
             n_features = self.features.fill(x, True)
-            if self.classifier and target >= len(self.labels):
-                self.label_index[y] = len(self.labels)
-                self.labels.append(y)
+            if self.classifier and target >= len(self.targets.labels):
+                self.targets.add(y)
             self._check_budget()
-            if self.batch_size > 0:
-                self.pending_rows.append(
-                    np.asarray(<double[:n_features]>self.features.buf).copy() if n_features > 0
-                    else np.empty(0))
-                self.pending_targets.append(target)
-                if len(self.pending_rows) >= self.batch_size:
+            if self.batcher.size > 0:
+                if self.batcher.add(self.features.buf, n_features, target):
                     self._flush(executor, n_tasks, after, make_tree)
                 return
             if self.conformal != NULL:
                 self._calibrate(self.features.buf, n_features, target)
-            if self.watch.watching:
+            if self.grove.watch.watching:
                 self._watch_errors(self.features.buf, n_features, target, NULL)
             self._keep_walks(n_features)
-            self.version += 1
-            for tree in self.trees:
+            self.grove.version += 1
+            for tree in self.grove.trees:
                 tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            for tree in self.watch.background:
+            for tree in self.grove.watch.background:
                 if tree is not None:
                     tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            if self.watch.watching:
-                self._detect(make_tree)
+            if self.grove.watch.watching:
+                self.grove.act(make_tree)
         finally:
             release(self.lock)
 
     @property
     def n_pending(self):
         """Rows buffered by `learn_one`, not learned yet."""
-        return len(self.pending_rows)
+        return self.batcher.n_pending
+
+    @property
+    def n_batches(self):
+        """Batches learned (learn_many calls, full buffers)."""
+        return self.batcher.n_batches
+
+    @property
+    def labels(self):
+        """Class index -> label, in order of first sight (the label registry's list)."""
+        return self.targets.labels
 
     cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
                     object make_tree) except -1:
-        """Learn the buffered rows as one batch (NaN where a row predates a feature)."""
-        cdef Py_ssize_t i, n = len(self.pending_rows)
-        if n == 0:
+        """Learn the buffered rows as one batch (`Batcher.take`)."""
+        batch = self.batcher.take()
+        if batch is None:
             return 0
-        width = max(len(r) for r in self.pending_rows)
-        rows = np.full((n, width), np.nan)
-        for i in range(n):
-            rows[i, :len(self.pending_rows[i])] = self.pending_rows[i]
-        targets = np.asarray(self.pending_targets, dtype=np.float64)
-        self.pending_rows = []
-        self.pending_targets = []
-        return self._learn_batch_rows(rows, targets, executor, n_tasks, after, make_tree)
+        return self._learn_batch_rows(batch[0], batch[1], executor, n_tasks, after, make_tree)
 
     def flush(self, object after=None, object executor=None, Py_ssize_t n_tasks=1,
               object make_tree=None):
@@ -781,52 +593,48 @@ cdef class ForestCore:
         learns the rows one at a time (`_learn_rows_watched`); a forest that learns in batches
         has each tree's errors on the rows taken before the batch and seen by the detectors,
         row by row, once it is learned."""
-        cdef Py_ssize_t i, t, n_trees = len(self.trees)
+        cdef Py_ssize_t i, t, n_trees = len(self.grove.trees)
         cdef const double[:, ::1] rows
         cdef const double[::1] targets
         cdef double[:, ::1] ev
         cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
-        if (self.watch.watching or self.conformal != NULL) and self.batch_size == 0:
+        if (self.grove.watch.watching or self.conformal != NULL) and self.batcher.size == 0:
             self._learn_rows_watched(X, y, make_tree)
-        elif self.watch.watching or self.conformal != NULL:
+        elif self.grove.watch.watching or self.conformal != NULL:
             rows = X
             targets = y
-            self.version += 1
-            known = False  # each tree's answers, if this batch was just predicted
-            if self.batch_version == self.version and self.batch_nout == self._n_out() \
-                    and self.batch_X.shape == X.shape \
-                    and np.array_equal(self.batch_X.view(np.uint64), np.asarray(X).view(np.uint64)):
-                known = True
-            if self.conformal != NULL and self._fitted():
+            self.grove.version += 1
+            # each tree's answers, if this batch was just predicted
+            known = self.batcher.knows(X, self._n_out(), self.grove.version)
+            if self.conformal != NULL and self.grove.fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
                 # before the batch (the batch just predicted, or predicted now)
-                agg = self.batch_agg if known and self.batch_agg is not None \
+                agg = self.batcher.agg if known and self.batcher.agg is not None \
                     else self._predict_rows(rows, False)
                 conformal_learn_batch(self.conformal, rows, targets, agg)
-            if not self.watch.watching:
-                self._learn_rows(X, y, executor, n_tasks)
+            if not self.grove.watch.watching:
+                self.grove.learn_rows(X, y, executor, n_tasks)
             else:
                 errors = np.empty((rows.shape[0], 2 * n_trees + 1))
                 ev = errors
-                if known and self.batch_pred is not None:
-                    answers = self.batch_pred
+                if known and self.batcher.pred is not None:
+                    answers = self.batcher.pred
                 else:
                     known = False
                 for i in range(rows.shape[0]):
                     self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
                                        row_of(answers, i) if known else NULL)
-                    self.watch.keep_errors(ev[i])
-                background = list(self.watch.background)
-                self._learn_rows(X, y, executor, n_tasks)
-            for i in range(rows.shape[0] if self.watch.watching else 0):
-                self.watch.restore_errors(ev[i], background)
-                self._detect(make_tree)
+                    self.grove.watch.keep_errors(ev[i])
+                background = list(self.grove.watch.background)
+                self.grove.learn_rows(X, y, executor, n_tasks)
+            for i in range(rows.shape[0] if self.grove.watch.watching else 0):
+                self.grove.watch.restore_errors(ev[i], background)
+                self.grove.act(make_tree)
         else:
-            self._learn_rows(X, y, executor, n_tasks)
-        self.version += 1
-        if self.batch_size > 0:
-            self.n_batches += 1
+            self.grove.learn_rows(X, y, executor, n_tasks)
+        self.grove.version += 1
+        self.batcher.learned()
         if after is not None:
             self._after(after, X, y)
         return 0
@@ -838,46 +646,41 @@ cdef class ForestCore:
         replaced."""
         cdef Py_ssize_t i
         cdef BatchStep step = BatchStep(self)
-        before = list(self.trees) if self.watch.watching else None
+        before = list(self.grove.trees) if self.grove.watch.watching else None
         try:
             after(step, X, y)
         finally:
             step.open = False
         if before is not None:
             for i in range(len(before)):
-                if self.trees[i] is not before[i]:
-                    self._reset_watch(i)
+                if self.grove.trees[i] is not before[i]:
+                    self.grove.restart(i)
         return 0
 
     cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False,
                         bint keep=False) except -1:
         """Aggregate every tree's prediction of row `x` into `acc[:n_out]`; `record`: keep
-        each tree's answer (its class, or its mean) in `cache_pred` for `_watch_errors`;
-        `keep`: tag each tree's walk with `row_tag` (`_predict_row`)."""
+        each tree's answer (its class, or its mean) in the cache (`cache_answers`) for
+        `_watch_errors`; `keep`: tag each tree's walk with the cache's tag (`_predict_row`)."""
         cdef Tree tree
         cdef Py_ssize_t c, best, t = 0
-        cdef double n_trees = len(self.trees)
-        cdef void* p
-        if record and self.cache_pred == NULL:
-            p = calloc(len(self.trees) + 1, sizeof(double))
-            if p == NULL:
-                raise MemoryError()
-            self.cache_pred = <double*>p
+        cdef double n_trees = len(self.grove.trees)
+        cdef double* answers = cache_answers(&self.cache, len(self.grove.trees)) if record else NULL
         for c in range(n_out):
             self.acc[c] = 0.0
-        for tree in self.trees:
+        for tree in self.grove.trees:
             tree.predict(x, self.tmp, <int32_t>n_out)
             if keep:
-                tree.walk_tag = self.row_tag
+                tree.walk_tag = self.cache.tag
             if self.vote or (record and self.classifier):
                 best = 0
                 for c in range(1, n_out):
                     if self.tmp[c] > self.tmp[best]:
                         best = c
                 if record:
-                    self.cache_pred[t] = <double>best
+                    answers[t] = <double>best
             elif record:
-                self.cache_pred[t] = self.tmp[0]
+                answers[t] = self.tmp[0]
             t += 1
             if self.vote:
                 self.acc[best] += 1.0
@@ -888,47 +691,15 @@ cdef class ForestCore:
             self.acc[c] /= n_trees
         return 0
 
-    cdef int _remember(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1:
-        """The row the trees' answers in `cache_pred` are of (after `_aggregate(record)` of
-        the registry's buffer): the columns the last dict set and their values, the
-        registry's width and the number of outputs."""
-        cdef FeatureRegistry reg = self.features
-        cdef Py_ssize_t i, k = reg.n_written
-        cdef void* a
-        cdef void* b
-        if k > self.cache_cap:
-            a = calloc(k, sizeof(double))
-            b = calloc(k, sizeof(Py_ssize_t))
-            if a == NULL or b == NULL:
-                free(a)
-                free(b)
-                raise MemoryError()
-            free(self.cache_x)
-            free(self.cache_cols)
-            self.cache_x = <double*>a
-            self.cache_cols = <Py_ssize_t*>b
-            self.cache_cap = k
-        for i in range(k):
-            self.cache_cols[i] = reg.written[i]
-            self.cache_x[i] = reg.buf[reg.written[i]]
-        self.cache_k = k
-        self.cache_n = n_features
-        self.cache_nout = n_out
-        self.cache_trees = len(self.trees)
-        self.cache_version = self.version
-        if not self.classifier:
-            self.cache_mean = self.acc[0]
-            self.cache_second = self.acc[1]
-        return 0
-
     cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1:
         """A one-sample prediction of the row in the registry's buffer (`n_features` wide)
         into `acc[:n_out]`, remembered with each tree's walk for the learn of the same row
         that test-then-train does next (`_keep_walks`, `_watch_errors`, `_calibrate`)."""
-        self.row_tag += 1
-        self._aggregate(self.features.buf, n_out, self.watch.watching, True)
-        self._remember(n_features, n_out)
-        self.cache_recorded = self.watch.watching
+        self.cache.tag += 1
+        self._aggregate(self.features.buf, n_out, self.grove.watch.watching, True)
+        cache_remember(&self.cache, self.features, n_features, n_out, len(self.grove.trees),
+                       self.grove.version, self.acc, self.classifier)
+        self.cache.recorded = self.grove.watch.watching
         return 0
 
     cdef int _keep_walks(self, Py_ssize_t n_features) except -1:
@@ -937,46 +708,33 @@ cdef class ForestCore:
         last walk is that prediction's takes it up (`Tree.reuse`, taken by `Tree.route`)
         instead of walking again: the same nodes, so the same model, bit for bit."""
         cdef Tree tree
-        cdef bint same = self.row_tag > 0 and self._cached(self.features.buf, n_features,
-                                                           self.cache_nout)
-        for tree in self.trees:
-            tree.reuse = tree.walked if same and tree.walk_tag == self.row_tag else 0
+        cdef bint same = self.cache.tag > 0 and self._cached(self.features.buf, n_features,
+                                                             self.cache.nout)
+        for tree in self.grove.trees:
+            tree.reuse = tree.walked if same and tree.walk_tag == self.cache.tag else 0
         return 0
 
     cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept:
-        """Whether the last one-sample prediction (`_remember`) is of row `x` with `n_out`
-        outputs, by the trees there are now, with nothing learned since."""
-        return self.cache_version == self.version and self.cache_nout == n_out \
-            and self.cache_trees == len(self.trees) and self._same_row(x, n_features)
-
-    cdef bint _same_row(self, const double* x, Py_ssize_t n_features) noexcept:
-        """Whether `x`, the registry's buffer just filled, is the row `_remember` kept: the
-        same width, the same columns set in the same order, the same values to the bit (a
-        column no dict set is missing in both)."""
-        cdef FeatureRegistry reg = self.features
-        cdef Py_ssize_t i
-        if x != reg.buf or n_features != self.cache_n or reg.n_written != self.cache_k:
-            return False
-        for i in range(self.cache_k):
-            if reg.written[i] != self.cache_cols[i] or memcmp(
-                    &reg.buf[reg.written[i]], &self.cache_x[i], sizeof(double)) != 0:
-                return False
-        return True
+        """Whether the last one-sample prediction (`cache_remember`) is of row `x` with
+        `n_out` outputs, by the trees there are now, with nothing learned since."""
+        return cache_holds(&self.cache, self.features, x, n_features, n_out, len(self.grove.trees),
+                           self.grove.version)
 
     cdef Py_ssize_t _n_out(self):
-        return len(self.labels) if self.classifier else 2
+        return len(self.targets.labels) if self.classifier else 2
 
     def predict_proba_one(self, dict x):
         cdef Py_ssize_t c, n_out, n
         acquire(self.lock)
         try:
-            n_out = len(self.labels)
+            labels = self.targets.labels
+            n_out = len(labels)
             if n_out == 0:
                 return {}
             n = self.features.fill(x, False)
             self._reserve(n_out)
             self._predict_row(n, n_out)
-            return {self.labels[c]: self.acc[c] for c in range(n_out)}
+            return {labels[c]: self.acc[c] for c in range(n_out)}
         finally:
             release(self.lock)
 
@@ -984,7 +742,7 @@ cdef class ForestCore:
         cdef Py_ssize_t c, best = 0, n_out, n
         acquire(self.lock)
         try:
-            n_out = len(self.labels)
+            n_out = len(self.targets.labels)
             if n_out == 0:
                 return None
             n = self.features.fill(x, False)
@@ -993,7 +751,7 @@ cdef class ForestCore:
             for c in range(1, n_out):
                 if self.acc[c] > self.acc[best]:
                     best = c
-            return self.labels[best]
+            return self.targets.labels[best]
         finally:
             release(self.lock)
 
@@ -1023,7 +781,7 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             out = np.zeros(len(self.features.names), dtype=np.float64)
-            for tree in self.trees:
+            for tree in self.grove.trees:
                 tree.add_importances(out)
             return out
         finally:
@@ -1034,7 +792,7 @@ cdef class ForestCore:
         another thread may learn."""
         acquire(self.lock)
         try:
-            return fn(self.trees)
+            return fn(self.grove.trees)
         finally:
             release(self.lock)
 
@@ -1064,9 +822,8 @@ cdef class ForestCore:
         unknown features are dropped otherwise."""
         if len(ys) != len(values):
             raise ValueError(f"X has {len(values)} rows but y has {len(ys)}")
-        targets = self._encode_targets(ys)
-        if self.classifier:
-            self._register_labels(ys)
+        targets = self.targets.encode(ys)
+        self.targets.register(ys)
         return self.features.place(values, names, register_features), targets
 
     def learn_batch(self, values, list names, list ys, executor=None, Py_ssize_t n_tasks=1,
@@ -1083,9 +840,9 @@ cdef class ForestCore:
                 self._own()
             rows, targets = self._checked_rows(values, names, ys, True)
             self._check_budget()
-            if self.batch_size > 0:
+            if self.batcher.size > 0:
                 self._flush(executor, n_tasks, after, make_tree)
-            if len(targets) > 0 or self.batch_size == 0:
+            if len(targets) > 0 or self.batcher.size == 0:
                 self._learn_batch_rows(rows, targets, executor, n_tasks, after, make_tree)
         finally:
             release(self.lock)
@@ -1097,7 +854,7 @@ cdef class ForestCore:
             raise ValueError(f"X has {len(values)} rows but y has {len(ys)}")
         acquire(self.lock)
         try:
-            self._encode_targets(ys)
+            self.targets.encode(ys)
         finally:
             release(self.lock)
 
@@ -1114,10 +871,9 @@ cdef class ForestCore:
             if self.borrowing:
                 self._own()
             rows, targets = self._checked_rows(values, names, ys, False)
-            self.pending_rows = []
-            self.pending_targets = []
-            self.version += 1
-            for tree in self.trees:
+            self.batcher.drop()
+            self.grove.version += 1
+            for tree in self.grove.trees:
                 tree.refit_rows(rows, targets)
         finally:
             release(self.lock)
@@ -1128,7 +884,7 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             rows = self.features.place(values, names, False)
-            return self._predict_rows(rows), list(self.labels)
+            return self._predict_rows(rows), list(self.targets.labels)
         finally:
             release(self.lock)
 
@@ -1156,7 +912,7 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             rows = self.features.place(values, names, False)
-            return self._predict_tree_rows(rows), list(self.labels)
+            return self._predict_tree_rows(rows), list(self.targets.labels)
         finally:
             release(self.lock)
 
@@ -1172,8 +928,8 @@ cdef class ForestCore:
         """Learn rows already in the registry's column order, with encoded targets."""
         acquire(self.lock)
         try:
-            self.version += 1
-            self._learn_rows(X, y, executor, n_tasks)
+            self.grove.version += 1
+            self.grove.learn_rows(X, y, executor, n_tasks)
         finally:
             release(self.lock)
 
@@ -1184,10 +940,10 @@ cdef class ForestCore:
         the stream: within the budget's margin), for its detectors when it learns that batch
         next (`_learn_batch_rows`); a larger batch is predicted again there. `keep` False:
         no cache is kept nor dropped (the calibrator's look at a batch it learns)."""
-        cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.trees)
-        cdef bint record = keep and (self.watch.watching or self.conformal != NULL) \
-            and self.batch_size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
-        cdef bint trees = record and self.watch.watching
+        cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.grove.trees)
+        cdef bint record = keep and (self.grove.watch.watching or self.conformal != NULL) \
+            and self.batcher.size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
+        cdef bint trees = record and self.grove.watch.watching
         cdef double[:, ::1] answers
         out = np.zeros((X.shape[0], n_out), dtype=np.float64)
         cdef double[:, ::1] view = out
@@ -1195,38 +951,34 @@ cdef class ForestCore:
             return out
         self._reserve(n_out)
         if keep:
-            self.batch_pred = None
-            self.batch_agg = None
+            self.batcher.forget()
+        pred = np.empty((X.shape[0], n_trees)) if trees else None
         if trees:
-            self.batch_pred = np.empty((X.shape[0], n_trees))
-            answers = self.batch_pred
+            answers = pred
         for i in range(X.shape[0]):
             self._aggregate(row_of(X, i), n_out, trees)
             if trees:
                 for t in range(n_trees):
-                    answers[i, t] = self.cache_pred[t]
+                    answers[i, t] = self.cache.pred[t]
             for c in range(n_out):
                 view[i, c] = self.acc[c]
             if not self.classifier:
                 view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
         if record:
-            self.batch_X = np.array(X, dtype=np.float64)
-            self.batch_nout = n_out
-            self.batch_version = self.version
-            if self.conformal != NULL:
-                self.batch_agg = out.copy()
+            self.batcher.keep(X, pred, out.copy() if self.conformal != NULL else None, n_out,
+                              self.grove.version)
         return out
 
     cdef object _predict_tree_rows(self, const double[:, ::1] X):
         """(n_trees, n, n_out): each tree's `predict` of each row (variance for regression)."""
         cdef Py_ssize_t t, i, n = X.shape[0], n_out = self._n_out()
         cdef Tree tree
-        out = np.zeros((len(self.trees), n, n_out), dtype=np.float64)
+        out = np.zeros((len(self.grove.trees), n, n_out), dtype=np.float64)
         cdef double[:, :, ::1] view = out
         if n_out == 0 or n == 0:
             return out
-        for t in range(len(self.trees)):
-            tree = <Tree>self.trees[t]
+        for t in range(len(self.grove.trees)):
+            tree = <Tree>self.grove.trees[t]
             with nogil:
                 for i in range(n):
                     tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
@@ -1234,31 +986,6 @@ cdef class ForestCore:
                         view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
         return out
 
-    cdef int _learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
-        """Learn every row in order; each tree sees exactly what `learn_one` calls would give
-        it. Each tree learns the whole batch in one GIL-free call (its nodes stay in cache).
-        Trees are independent, so with an executor `n_tasks` threads (the calling thread
-        and n_tasks - 1 pool threads) take the trees one at a time from a shared queue: a
-        thread slowed by another process simply takes fewer trees. The caller holds the
-        model's lock until every thread is done."""
-        cdef list learners = self.trees + [b for b in self.watch.background if b is not None]
-        cdef Py_ssize_t k = min(n_tasks, len(learners))
-        queue = iter(learners)  # next() runs under the GIL: each tree is taken once
-
-        def run():
-            for tree in queue:
-                tree.learn_rows(X, y)
-
-        if executor is None or k <= 1:
-            run()
-            return 0
-        futures = [executor.submit(run) for _ in range(1, k)]
-        try:
-            run()
-        finally:
-            for future in futures:
-                future.result()
-        return 0
 
 
 cdef class BatchStep:
@@ -1278,12 +1005,12 @@ cdef class BatchStep:
     @property
     def trees(self):
         """The forest's trees (its own list: a replacement shows at once)."""
-        return self._forest().trees
+        return self._forest().grove.trees
 
     @property
     def n_batches(self):
         """Batches the forest has learned, this one included."""
-        return self._forest().n_batches
+        return self._forest().batcher.n_batches
 
     @property
     def n_replaced(self):
@@ -1293,7 +1020,7 @@ cdef class BatchStep:
     def uniform(self):
         """A uniform draw in [0, 1) from the forest's own generator."""
         cdef ForestCore core = self._forest()
-        return rng_uniform(&core.rng)
+        return rng_uniform(&core.grove.rng)
 
     def predict_trees(self, const double[:, ::1] rows):
         """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
@@ -1304,4 +1031,4 @@ cdef class BatchStep:
         replacement (`tree_seed(master_seed, n_trees + n_replaced)`: reproducible from the
         forest's seed), which, given `rows` and `targets`, learns them before it takes its
         place (a thread predicting sees the old tree or the grown one). Returns the new tree."""
-        return self._forest()._replace_tree(i, make_tree, rows, targets)
+        return self._forest().grove.replace(i, make_tree, rows, targets)

@@ -1,0 +1,30 @@
+# The batcher, compiled: a forest that learns in batches (`batch_size` > 0, XForest) buffers
+# the rows `learn_one` gives it until a batch is full, counts the batches it learns, and keeps
+# its last predicted batch (each tree's answers, the forest's aggregate) for the detectors and
+# the interval calibrator when it learns that batch next. A part of the forest core
+# (`_forest.pxd`), which calls it under the model's lock; it owns its saved keys
+# (`n_batches`, `batch_size`, `pending_rows`, `pending_targets`) and their check.
+
+cdef class Batcher:
+    cdef readonly Py_ssize_t size        # rows a batch holds (0: learn_one learns at once)
+    cdef readonly long long n_batches    # batches learned (learn_many calls, full buffers)
+    cdef list rows                       # buffered rows (registry order, their width then)
+    cdef list targets                    # their encoded targets
+    cdef object X                        # the last predicted batch's rows (a copy; small
+                                         # batches only, see `ForestCore._predict_rows`)
+    cdef object pred                     # (rows, trees): each tree's class or mean
+    cdef object agg                      # (rows, 2): the forest's mean and variance, for the
+                                         # interval calibrator (regression)
+    cdef Py_ssize_t nout                 # that prediction's number of outputs
+    cdef long long version               # the forest's `version` then (-1: none kept)
+
+    cdef bint add(self, double* x, Py_ssize_t n_features, double target) except -1
+    cdef object take(self)
+    cdef int drop(self) except -1
+    cdef int learned(self) except -1
+    cdef int forget(self) except -1
+    cdef int keep(self, object X, object pred, object agg, Py_ssize_t n_out,
+                  long long version) except -1
+    cdef bint knows(self, object X, Py_ssize_t n_out, long long version) except -1
+    cdef dict buffered(self)
+    cdef int set_state(self, dict state) except -1

@@ -1,0 +1,182 @@
+"""The grove (see `_grove.pxd`): the forest's trees, their replacements, background trees and
+shares of the budget."""
+
+from ._budget cimport (budget_background_bytes, budget_init, budget_set_state, budget_share,
+                       budget_tree_bytes)
+from ._random cimport rng_seed
+from ._tree cimport Tree
+from ._watch cimport WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
+
+from ._random import tree_seed
+from ._tree import tree_from_state
+
+
+cdef class Grove:
+
+    def __cinit__(self, list trees, object master_seed=0):
+        self.trees = trees
+        self.n_replaced = 0
+        self.set_master_seed(master_seed)
+        self.watch = DriftWatch(len(trees))
+        budget_init(&self.memory, len(trees))
+
+    cdef int set_master_seed(self, object seed) except -1:
+        """Set the master seed (None: not known yet, for a core pickled before it existed; the
+        forest sets it when it loads) and seed the forest's generator from it."""
+        self.master_seed = None if seed is None else int(seed)
+        rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
+        return 0
+
+    cdef int set_state(self, dict state, DriftWatch watch) except -1:
+        """Restore the saved keys (checked) and the watch restored from them."""
+        self.master_seed = state["master_seed"]
+        self.n_replaced = state["n_replaced"]
+        self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
+        self.watch = watch
+        budget_set_state(&self.memory, state)
+        return 0
+
+    cdef object replace(self, Py_ssize_t i, object make_tree, object rows=None,
+                        object targets=None):
+        """Put a new tree in place of tree `i`: `make_tree(seed)` builds it, with the seed of
+        the forest's next replacement (`tree_seed(master_seed, n_trees + n_replaced)`, so
+        replacements are reproducible from the forest's seed), and, given `rows` and
+        `targets`, it learns them before it takes its place: a thread predicting sees the old
+        tree or the grown one. Returns the new tree."""
+        if not 0 <= i < len(self.trees):
+            raise IndexError(f"tree index {i} out of range for {len(self.trees)} trees")
+        tree = make_tree(tree_seed(self.master_seed, len(self.trees) + self.n_replaced))
+        if self.memory.total > 0:
+            tree.set_max_bytes(self.tree_cap(i))
+        if rows is not None:
+            tree.learn_rows(rows, targets)
+        self.n_replaced += 1
+        self.trees[i] = tree
+        self.version += 1
+        return tree
+
+    cdef object start_background(self, Py_ssize_t i, object make_tree):
+        """Start a background tree for tree `i` (`DriftWatch.new_background`, seeded as the
+        forest's next background tree); it borrows its share of tree `i`'s bytes."""
+        tree = self.watch.new_background(i, make_tree, self.master_seed)
+        self.fit_background(i)
+        return tree
+
+    cdef int fit_background(self, Py_ssize_t i) except -1:
+        """Tree `i`'s background tree came or went: a background tree borrows
+        `background_share` of tree `i`'s bytes (the tree sheds nodes to lend them) and gives
+        them back when it goes, so the forest's bytes stay within the budget, and a forest
+        whose detectors start no background tree keeps every tree's whole share."""
+        if self.memory.total > 0:
+            tree = self.watch.background[i]
+            if tree is not None:
+                tree.set_max_bytes(budget_background_bytes(&self.memory))
+            self.trees[i].set_max_bytes(self.tree_cap(i))
+            self.version += 1
+        return 0
+
+    cdef object swap_in(self, Py_ssize_t i, object make_tree):
+        """A drift on tree `i`: its background tree takes its place, or, without one, a fresh
+        tree (`replace`). Either counts as a replacement."""
+        tree = self.watch.take_background(i)
+        if tree is None:
+            return self.replace(i, make_tree)
+        self.trees[i] = tree
+        if self.memory.total > 0:  # from a background tree's bytes to a tree's
+            tree.set_max_bytes(self.memory.tree_bytes)
+        self.n_replaced += 1
+        self.version += 1
+        return tree
+
+    cdef int drop_background(self, Py_ssize_t i) except -1:
+        """Forget tree `i`'s background tree (the tree was replaced by another route, or the
+        background tree lost its duel)."""
+        self.watch.take_background(i)
+        return self.fit_background(i)
+
+    cdef int restart(self, Py_ssize_t i) except -1:
+        """Tree `i` was replaced by another route (XForest's swaps): fresh detectors, no
+        background tree, no duel."""
+        self.drop_background(i)
+        return self.watch.restart(i)
+
+    cdef int act(self, object make_tree) except -1:
+        """The detectors on the row just learned, tree by tree: each tree's verdict
+        (`DriftWatch.verdict`) acted on at once."""
+        cdef Py_ssize_t t
+        cdef int verdict
+        self.watch.see_row()
+        for t in range(len(self.trees)):
+            verdict = self.watch.verdict(t)
+            if verdict & WATCH_START:
+                self.start_background(t, make_tree)
+            if verdict & WATCH_SWAP:
+                self.swap_in(t, make_tree)
+            elif verdict & WATCH_DROP:
+                self.drop_background(t)
+        return 0
+
+    cdef int rebudget(self, list names, Py_ssize_t n_labels, Py_ssize_t batch_size) except -1:
+        """Share the budget out again (`budget_share`, for registries of `names` and
+        `n_labels` labels) and give each tree its cap: a tree over its new share sheds nodes
+        (`Tree.fit_budget`)."""
+        cdef Py_ssize_t k
+        if not budget_share(&self.memory, names, n_labels, self.watch.watching, batch_size):
+            return 0
+        self.version += 1  # a tree over its share sheds nodes
+        for k in range(len(self.trees)):
+            self.trees[k].set_max_bytes(self.tree_cap(k))
+        for tree in self.watch.background:
+            if tree is not None:
+                tree.set_max_bytes(budget_background_bytes(&self.memory))
+        return 0
+
+    cdef long long tree_cap(self, Py_ssize_t i):
+        """Tree `i`'s bytes: its share, less what its background tree borrows."""
+        return budget_tree_bytes(&self.memory, self.watch.background[i] is not None)
+
+    cdef int own(self, Py_ssize_t columns) except -1:
+        """Trees that read a memory-mapped file (`Tree.borrowed`) get memory of their own:
+        each is replaced by a tree loaded from its state (`columns`: the registry's width),
+        as a load without mapping would have made it."""
+        cdef Py_ssize_t i
+        for i in range(len(self.trees)):
+            if self.trees[i].borrowed is not None:
+                self.trees[i] = tree_from_state(self.trees[i].borrowed, False, columns)
+        self.watch.own(columns)
+        self.version += 1
+        return 0
+
+    cdef bint fitted(self):
+        """Whether a tree has learned a sample."""
+        cdef Tree tree
+        for tree in self.trees:
+            if tree.n_seen > 0:
+                return True
+        return False
+
+    cdef int learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
+        """Learn every row in order; each tree (background trees too) sees exactly what
+        `learn_one` calls would give it. Each tree learns the whole batch in one GIL-free call
+        (its nodes stay in cache). Trees are independent, so with an executor `n_tasks`
+        threads (the calling thread and n_tasks - 1 pool threads) take the trees one at a
+        time from a shared queue: a thread slowed by another process simply takes fewer
+        trees. The caller holds the model's lock until every thread is done."""
+        cdef list learners = self.trees + [b for b in self.watch.background if b is not None]
+        cdef Py_ssize_t k = min(n_tasks, len(learners))
+        queue = iter(learners)  # next() runs under the GIL: each tree is taken once
+
+        def run():
+            for tree in queue:
+                tree.learn_rows(X, y)
+
+        if executor is None or k <= 1:
+            run()
+            return 0
+        futures = [executor.submit(run) for _ in range(1, k)]
+        try:
+            run()
+        finally:
+            for future in futures:
+                future.result()
+        return 0
