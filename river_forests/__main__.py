@@ -3,8 +3,8 @@ forest the package exports against river's Hoeffding tree, ARF and AMF on one st
 ARF the reference for speed. What it does and its options are in `DESCRIPTION`, `EPILOG` and
 the parser (`main`): ``river-forests --help`` prints them, as plain text for a terminal.
 
-The benchmark that decides (thirty-odd streams, MOA's forests beside river's, ranks and a
-Friedman test) lives in the repository's ``benchmarks/`` folder: ``python -m benchmarks``.
+The benchmark that decides (many streams, MOA's forests beside river's, ranks and a Friedman
+test) lives in the repository's ``benchmarks/`` folder: ``python -m benchmarks``.
 """
 
 from __future__ import annotations

@@ -308,9 +308,9 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         ``features_per_tree`` features fill a tree in order, so a narrower stream keeps them
         all; past that, each new feature enters a tree by reservoir sampling (the kept set is
         a uniform sample of the features seen, different in each tree) and the feature it
-        replaces is forgotten by the tree. The default was chosen on a 50,000-word stream
-        (64: 21.6x river's ARF; 256 gained 1.5 points at an eighth of the speed; measured at
-        commit 28d0fcd by the retired script ``benchmarks/wide_sparse.py``).""")
+        replaces is forgotten by the tree. A larger value gains a little accuracy on a wide
+        stream at much more time and memory (the documentation's Mondrian page measures
+        it on a bag of words).""")
     max_width: int = Param(
         default=100_000, check=ints(1, 2**31 - 1),
         doc="""
@@ -333,10 +333,10 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         loop (the same detections, no Python call per tree and sample); another detector is
         called from it. ``"ADWIN"`` names ``river.drift.ADWIN(delta=0.001)`` (a string, so
         that the default is not a shared object): the default of the Mondrian, purely
-        random, BSP and XForest classifiers, chosen on the benchmark's tuning half with its
-        long streams (``python -m benchmarks experiment forgetting``): a forest that learned
-        a region of the input space early otherwise keeps its partition and counts there
-        when the rows move on (rows sorted by place or time). None: the paper's algorithm,
+        random, BSP and XForest classifiers, since a forest that learned a region of the
+        input space early otherwise keeps its partition and counts there when the rows move
+        on (rows sorted by place or time; the documentation's drift page quotes the run that
+        chose it). None: the paper's algorithm,
         no adaptation (the default of the stream-partitioning classifier and of every
         regressor).
         ``drifts_per_tree``, ``swaps_per_tree`` and ``drift_log`` report what happened. With
@@ -349,9 +349,10 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         A second, more sensitive detector on the same error (None: none): on a warning the
         tree starts a background tree of its kind (a fresh one, seeded reproducibly from the
         forest's seed), which learns alongside it from then on. Needs ``drift_detector``.
-        Without one, a background tree starts at a drift: the setting the benchmark's tuning
-        half chose (``drift_detector=drift.ADWIN(delta=0.001)`` alone, as accurate as with
-        river's ARF's warning detector ``drift.ADWIN(delta=0.01)`` and cheaper).""")
+        Without one, a background tree starts at a drift: the recommended setting
+        (``drift_detector=drift.ADWIN(delta=0.001)`` alone, as accurate as with river's ARF's
+        warning detector ``drift.ADWIN(delta=0.01)`` and cheaper; the documentation's drift
+        page quotes the run).""")
     background_swap: str = Param(
         default="when_better", check=one_of(*SWAP_RULES),
         doc="""
@@ -364,9 +365,8 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         the differences of their errors is positive and S^2 > 4 Q, Q the sum of their squared
         weighted differences: two standard deviations), and is dropped once significantly
         worse (S < 0 and S^2 > 9 Q, after at least 100 rows). A false alarm then costs a
-        background tree's learning, not a grown tree; a real drift swaps a little later.
-        Chosen on the benchmark's tuning half
-        (``python -m benchmarks experiment drift``).""")
+        background tree's learning, not a grown tree; a real drift swaps a little later
+        (the documentation's drift page quotes the run that chose it).""")
     importance_halflife: float | None = Param(
         default=1_000, check=optional(floats(1.0)),
         tree=lambda v, forest: {"gain_growth": importance_growth(v)},
@@ -374,10 +374,8 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         The memory of ``feature_importances``, in samples: a sample's contribution counts
         half as much this many samples later, so the importances follow a drifting stream;
         a split that is pruned or a tree that is replaced takes its contribution with it.
-        Chosen on the benchmark's tuning half (``python -m benchmarks experiment
-        importances``: how often the informative features rank first along its drifting
-        Agrawal streams, with ADWIN, and along Friedman #1; 1,000 came first, then 2,000,
-        5,000, 20,000 and 10,000; the docs' importances page gives the table). A shorter
+        The default ranks the informative features first most often on drifting streams
+        (the documentation's importances page gives the run that chose it). A shorter
         memory also follows the trees as they grow: a credit earned while a tree was
         small fades as its deeper splits take over. None: importances are not tracked
         (``feature_importances`` raises), nor paid for.""")
@@ -652,7 +650,7 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         # columns and a handful of dtypes, and the check costs pandas microseconds each
         if all(pd.api.types.is_numeric_dtype(t) for t in set(X.dtypes)):
             try:
-                # one call for the whole frame: a per-column .iloc loop costs ~0.1 ms a column
+                # one call for the whole frame, not a pandas call per column
                 values = X.to_numpy(dtype=np.float64, na_value=np.nan)
                 return values, X.columns.tolist()
             except (TypeError, ValueError, OverflowError):
@@ -754,9 +752,8 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
         How the trees' class probabilities are combined (biau2008, section 2): ``"average"``
         (default) takes their mean, the averaged classifier; ``"vote"`` gives each tree one
         vote for its most probable class, probabilities being vote shares, the voting
-        classifier. Both are consistent when the trees are (the paper's proposition 1);
-        ``python -m benchmarks experiment biau_forest_level`` compares them for every
-        forest.""")
+        classifier. Both are consistent when the trees are (the paper's proposition 1); the
+        documentation's forest pages compare them.""")
 
     @property
     def _vote(self) -> bool:
@@ -812,11 +809,11 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         and the trees' spread) and an adaptive level (adaptive conformal inference), so that
         the share of targets inside their interval converges to this level on any stream,
         drifting ones included, and holds within each region of a feature where the noise
-        differs. Chosen on the benchmark's tuning half (``python -m benchmarks experiment
-        intervals``); see the docs' intervals page. None: no intervals (nor their cost).""")
+        differs (the documentation's intervals page quotes the run that chose the method).
+        None: no intervals (nor their cost).""")
 
-    #: the interval calibrator's settings (`_core/_conformal.pxd`), chosen on the benchmark's
-    #: tuning half (``python -m benchmarks experiment intervals``): the step of the adaptive
+    #: the interval calibrator's settings (`_core/_conformal.pxd`; the docs' intervals page
+    #: quotes the run that chose them): the step of the adaptive
     #: level, the scores kept, the steps of the scale model's bins and of its spread term
     INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.2, "lr_beta": 0.05}
 

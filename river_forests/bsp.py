@@ -43,7 +43,8 @@ class _BSPParams(Parametrized):
         (16 pairs: up to 6 features), else a uniform sample of that many pairs per tree (each
         tree its own). A node keeps one 2-D hull per pair, so time and memory per node grow
         with it; the paper's cost grows like d^2 with every pair (it reduced its datasets to
-        4 principal components). 8 pairs lost 4 points on ImageSegments (18 features).""")
+        4 principal components). Fewer pairs can cost accuracy (the documentation's BSP page
+        gives a measurement).""")
     max_hull_vertices: int = Param(
         default=16, check=ints(4, 2**10), tree="max_hull_vertices", cast=int,
         doc="""
@@ -61,16 +62,15 @@ class _BSPParams(Parametrized):
         "memory_budget": shared_doc("memory_budget") + """ With
         ``max_pairs``, ``max_hull_vertices`` and ``max_leaf_points``, it sets how far a tree
         grows: a cut needs room for its children's hulls, and a tree that has no room left
-        drops its kept points and hulls (they serve only to cut; on elec a tree falls from
-        5.0 to 1.0 MB) and stops cutting, while its node statistics keep learning. The hulls
-        need room of their own, so the forest stops 10 to 25% short of the budget. The
-        default is 64 MB, four times the other forests': at 16 MB the hulls fill a tree's
-        share before it has cut much, and 64 MB ranked first on the tuning half for both
-        tasks.""",
+        drops its kept points and hulls (they serve only to cut) and stops cutting, while its
+        node statistics keep learning. The hulls need room of their own, so the forest stops
+        short of the budget. The default is 64 MB, four times the other forests': at 16 MB
+        the hulls fill a tree's share before it has cut much (the documentation's BSP page
+        gives the measurements and the ranks that chose it).""",
         "smoothing": shared_doc("smoothing") + """ 0 is the paper's prediction, the leaf's
-        label distribution or mean. Ranked on the benchmark's tuning half
-        (``python -m benchmarks experiment defaults``), the classifier's default blends the
-        path (0.5, since 0.2.0) and the regressor's keeps the paper's 0.""",
+        label distribution or mean. The classifier's default blends the path (0.5, since
+        0.2.0) and the regressor's keeps the paper's 0, each ranked first (the
+        documentation's BSP page gives the ranks).""",
     }
 
     @property

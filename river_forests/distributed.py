@@ -299,9 +299,8 @@ def tree_groups(n_trees: int, n_threads: int) -> list[list[int]]:
 def default_groups(n_trees: int, n_partitions: int) -> int:
     """``split="partitions"``'s number of groups with ``mix=True`` by default: two trees a
     group, ``ceil(n_trees / 2)``, and no more groups than partitions. Each tree learns 1 / G
-    of the rows: on elec, the benchmark's tuning half (experiment ``dask_partitions``), 10
-    trees in 5 groups were as accurate as in 10 groups of one tree, in 0.66 to 0.79 of the
-    time."""
+    of the rows: as accurate as one tree a group, in less time (the documentation's
+    distributed page quotes the run that chose it)."""
     return max(1, min(n_partitions, math.ceil(n_trees / 2)))
 
 

@@ -38,13 +38,11 @@ class _MondrianParams(Parametrized):
     growth_scale: float = Param(
         default=2.0, check=floats(0.0, low_inclusive=False), tree="lifetime_scale", cast=float,
         doc="""
-        Multiplies the consistent lifetime schedule (the theorems hold for any constant).
-        Ignored for a fixed lifetime. The paper's is 1. The defaults were ranked on the
-        benchmark's tuning half (``python -m benchmarks experiment defaults``): for the
-        classifier 2 came first, ahead of 16 and of 65536 (the default of 0.1, which grew
-        every leaf as soon as it could and let recycling place the nodes); for the regressor
-        0.5, which keeps leaves large enough for their linear models, ahead of 2 and 65536,
-        and with a 4 MB budget (its default) ahead of 16 MB.""")
+        Multiplies the consistent lifetime schedule (the theorems hold for any constant):
+        a larger value gives finer partitions sooner, and fills the tree's share of the
+        budget sooner. Ignored for a fixed lifetime. The paper's is 1. The classifier's
+        default is 2, the regressor's 0.5, which keeps leaves large enough for their linear
+        models (the documentation's Mondrian page gives the ranks that chose them).""")
     weighted_prunings: bool = Param(
         default=False, check=boolean(), tree="use_aggregation",
         doc="""
@@ -52,10 +50,9 @@ class _MondrianParams(Parametrized):
         the tree (Mourtada, Gaïffas and Scornet, AMF, 2021), computed along the path: each
         node keeps the log weight of its own predictions' cumulated loss (log loss, or squared
         error over twice the target variance) and the log weight of its subtree. Off by
-        default: with the path smoothing it lost on covtype and elec (``python -m benchmarks
-        experiment frontier``) and on Friedman (MAE 1.87 against 1.79), and won only on
-        TrumpApproval (0.30 against 0.36; the regression figures measured at commit 1f8d9ea
-        by the retired script ``benchmarks/mondrian_regression.py``).""")
+        default: with the path smoothing it was less accurate on most streams tried, and each
+        sample costs a logarithm per node of its path and an exponential per node on the way
+        back (the documentation's Mondrian page gives the measurements).""")
     step: float = Param(
         default=1.0, check=floats(0.0, low_inclusive=False), tree="step", cast=float,
         doc="""
@@ -69,10 +66,10 @@ class _MondrianParams(Parametrized):
         Splits then go on where the data is, in the same memory. ``False`` freezes a full
         tree's partition (the paper's tree never stops splitting: its memory is unbounded);
         its boxes and node statistics keep learning. The classifier's default is ``False``,
-        the regressor's ``True``: on the benchmark's tuning half, long streams included, a
-        classifier that recycles frees the nodes that hold the least data, which are its
-        newest, and on a long stationary stream it ends less accurate than one whose full
-        trees keep their partition (``python -m benchmarks experiment defaults``).""")
+        the regressor's ``True``: a classifier that recycles frees the nodes that hold the
+        least data, which are its newest, and on a long stationary stream it ends less
+        accurate than one whose full trees keep their partition (the documentation's
+        Mondrian page gives the ranks that chose the defaults).""")
 
     _docs = {
         "memory_budget": shared_doc("memory_budget") + """ A node costs
@@ -81,10 +78,8 @@ class _MondrianParams(Parametrized):
         (``recycling``) or stops splitting; its boxes and node statistics keep learning.""",
         "smoothing": shared_doc("smoothing") + """ Positive values blend the path (a
         Dirichlet-style hierarchical smoothing, in the spirit of the hierarchical prior of
-        Lakshminarayanan et al. that the paper cites). The default blends: on four streams
-        at ``growth_scale=2`` (the default then), 0.5 had the best mean accuracy of the
-        blends tried, 87.77% against 87.67% for the pure back-off (measured at commit
-        6cdc07d by the retired script ``benchmarks/mondrian_tuning.py``).""",
+        Lakshminarayanan et al. that the paper cites). The default, 0.5, blends (the
+        documentation's Mondrian page says how it was chosen).""",
     }
 
 
@@ -175,10 +170,9 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
 
     No scaler is needed, and an online one hurts: river's ``preprocessing.StandardScaler``
     maps the same raw value elsewhere as its statistics move, while the trees' boxes and cuts
-    stay where they were made. On TrumpApproval, whose features trend, it raises the
-    progressive MAE from 0.38 to 0.63 (mean of 10 seeds, measured at commit 6a31b60 by the
-    retired script ``benchmarks/online_scaler.py``); a scaler with fixed
-    statistics changes nothing.
+    stay where they were made, so a stream whose features trend loses most (the
+    documentation's Mondrian page shows it on TrumpApproval); a scaler with fixed statistics
+    changes nothing.
     ``predict_one(x, with_dist=True)`` also gives a predictive standard deviation, that of the
     mixture of the trees' leaf distributions, at no extra cost.
 """,

@@ -33,8 +33,8 @@ class _PurelyRandomParams(Parametrized):
         k_n = floor(growth_scale * n^growth_exponent) cuts, so k_n -> infinity and k_n / n -> 0,
         the conditions of the paper's theorems 2 and 4. A positive int k stops the schedule at
         k cuts (k_n = min(k, floor(growth_scale * n^growth_exponent))), the inconsistent forest
-        whose error levels off once its k cells are fit; kept for comparison
-        (``python -m benchmarks experiment consistency_purely_random``).""")
+        whose error levels off once its k cells are fit; kept for comparison (the
+        documentation's purely random page shows both).""")
     growth_scale: float = Param(
         default=4.0, check=floats(0.0, low_inclusive=False), tree="cuts_scale", cast=float,
         doc="""
@@ -44,14 +44,11 @@ class _PurelyRandomParams(Parametrized):
         check=floats(0.0, low_inclusive=False,
                      below=(1.0, "k_n = growth_scale * n^growth_exponent must keep k_n / n -> 0")),
         doc="""
-        In (0, 1): any exponent there meets the theorems' conditions, so the defaults are
-        measured: ranked on the benchmark's tuning half, long streams included, against each
-        other and the uniform split (``python -m benchmarks experiment defaults``; the
-        forest's page gives the table), k_n = 4 n^0.8 came first for the classifier; for
-        the regressor n^0.7 and n^0.8 tied by rank and n^0.7, its default, had the lower
-        mean error. Fewer cuts
-        leave the cells coarse; a tree stops cutting when its share of ``memory_budget`` is
-        full, the price of bounded memory.""")
+        In (0, 1): any exponent there meets the theorems' conditions, so the defaults were
+        chosen by rank on streams: k_n = 4 n^0.8 for the classifier, 4 n^0.7 for the
+        regressor (the documentation's purely random page gives the ranks). Fewer cuts leave
+        the cells coarse; a tree stops cutting when its share of ``memory_budget`` is full,
+        the price of bounded memory.""")
     split: str = Param(
         default="scale_invariant", check=one_of(*SPLITS),
         tree=lambda split, forest: {"scale_invariant": split == "scale_invariant"},
@@ -59,10 +56,10 @@ class _PurelyRandomParams(Parametrized):
         ``"scale_invariant"`` (default): a uniformly random rank among the leaf's points
         (theorem 4): only the order of the values matters, so a strictly increasing transform
         of any feature changes nothing. ``"uniform"``: a cut's position is uniform on the
-        chosen side of the leaf's cell, the purely random forest of theorem 2. On the tuning
-        half the scale-invariant split ranked first for both tasks (mean accuracy 78.8%
-        against 77.0%, and half the mean MAE), at ``8 * pool_size`` bytes per node; it is the
-        default since 0.2.0 (``"uniform"`` before).""")
+        chosen side of the leaf's cell, the purely random forest of theorem 2. The
+        scale-invariant split costs ``8 * pool_size`` bytes per node; it is the default since
+        0.2.0 (``"uniform"`` before), ranked first for both tasks (the documentation's purely
+        random page gives the ranks).""")
     pool_size: int = Param(
         default=16, check=ints(2, 2**16),
         # the reservoir costs memory only where it is used

@@ -136,15 +136,13 @@ class _XForestParams(Parametrized):
         ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
         (0, 1] (that fraction of d; 0.6, MOA's ARF's share, is the default since 0.3.0) or
         None (all of them). A drawn feature that is constant at the node does not count, as
-        in scikit-learn. 0.6 was chosen on the few-samples tuning streams
-        (``python -m benchmarks experiment few_samples``; the documentation's XForest page
-        quotes its run).""")
+        in scikit-learn. The documentation's XForest page quotes the run that chose 0.6.""")
     min_samples_split: int = Param(
         default=5, check=ints(2, 2**31 - 1), tree="min_samples_split", cast=int,
         doc="""
         A node splits only if at least this many distinct rows of the batch reach it (and
-        they are not all of one class). 5 by default since 0.3.0, chosen on the few-samples
-        tuning streams (the paper's and scikit-learn's 2 came within the noise of one seed).""")
+        they are not all of one class). 5 by default since 0.3.0 (the paper's and
+        scikit-learn's: 2; the documentation's XForest page quotes the run that chose it).""")
     max_depth: int | None = Param(
         default=None, check=optional(ints(1, 2**31 - 1)),
         tree=lambda depth, forest: {"max_depth": int(depth or 0)},
@@ -169,8 +167,8 @@ class _XForestParams(Parametrized):
         doc="""
         True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
         False (default since 0.3.0): every tree learns the batch as it is (the trees then
-        differ by their feature draws), so a split sees every row of a small batch; chosen
-        on the few-samples tuning streams.""")
+        differ by their feature draws), so a split sees every row of a small batch (the
+        documentation's XForest page quotes the run that chose it).""")
     kept_rows: int = Param(
         default=4, check=ints(0, 2**31 - 1), tree="keep_per_leaf", cast=int,
         doc="""
@@ -184,10 +182,9 @@ class _XForestParams(Parametrized):
         the trees go on growing with the stream until they fill their share of
         ``memory_budget``. Kept rows count in the budget (a row costs 8 bytes a feature,
         and 16 more); a tree that is full, or over its budget, drops them. The
-        classifier's default is 4 (``min_samples_split - 1``), the regressor's 0 (not ranked
-        with long streams yet): on the benchmark's tuning half, long streams included, 4
-        ranked first for the classifier by the first 20,000 rows of every stream as well as
-        by the long streams' last tenth (``python -m benchmarks experiment defaults``).""")
+        classifier's default is 4 (``min_samples_split - 1``), ranked first on short and
+        long streams (the documentation's XForest page gives the ranks); the regressor's is
+        0 (not ranked with long streams yet).""")
 
     def _batch_size(self) -> int:
         return int(self.batch_size)
@@ -254,8 +251,8 @@ class XForestClassifier(_XForestParams, ForestClassifier):
             "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
             "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
             "A leaf starts\n        with the batch rows that created it. ``smoothing=0`` is the paper's leaf estimate;\n"
-            "        0.5, the default since 0.2.0, ranked first on the benchmark's tuning half\n"
-            "        (``python -m benchmarks experiment defaults``)."),
+            "        0.5, the default since 0.2.0, ranked first (the documentation's XForest\n"
+            "        page gives the ranks)."),
     }
 
     criterion: str = Param(
@@ -329,8 +326,7 @@ class XForestRegressor(_XForestParams, ForestRegressor):
         "min_samples_split": """
         A node splits only if at least this many distinct rows of the batch reach it (and
         their targets are not all equal). 2 by default, chosen with ``batch_size`` and
-        ``max_features`` on the benchmark's tuning half (``python -m benchmarks experiment
-        xforest_regression``).""",
+        ``max_features`` (the documentation's XForest page quotes the run).""",
         "n_swaps": """
         After batch b > 1, with probability 1/b, the forest scores every tree on that batch
         (mean squared error) and replaces its ``n_swaps`` worst trees by new trees grown on
