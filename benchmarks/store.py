@@ -113,10 +113,19 @@ def _is_prose(node) -> bool:
 
 
 def _is_doc_assignment(node) -> bool:
-    """``__doc__ = ...`` (or ``+=``): a docstring built by code."""
+    """``__doc__ = ...`` (or ``+=``): a docstring built by code; ``_docs = ...``: the entries
+    of its parameters a forest rewords (`river_forests._params`)."""
     targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     return (isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and len(targets) == 1
-            and isinstance(targets[0], ast.Name) and targets[0].id == "__doc__")
+            and isinstance(targets[0], ast.Name) and targets[0].id in ("__doc__", "_docs"))
+
+
+def _drop_param_docs(tree) -> None:
+    """Remove, in place, the ``doc=`` of every parameter declaration (``Param(..., doc=...)``,
+    `river_forests._params`): the parameter's entry in its forest's docstring."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Param":
+            node.keywords = [k for k in node.keywords if k.arg != "doc"]
 
 
 def _bodies(tree):
@@ -187,7 +196,8 @@ def _reads(trees: dict[str, ast.Module]) -> Counter:
 
 def _strip_docs(trees: dict[str, ast.Module]) -> set[tuple[str, str]]:
     """Remove, in place, what in the package's modules is documentation only: the string
-    statements (docstrings), the assignments to ``__doc__``, and then, over and over, the
+    statements (docstrings), the assignments to ``__doc__`` and ``_docs``, the ``doc=`` of
+    the parameter declarations (``Param``), and then, over and over, the
     top-level bindings (``NAME = ...``, ``NAME += ...``, ``def NAME``, in a module or a class)
     and the imports of the names that were read before and are read nowhere any more
     (``_ALGO_DOC``, ``forest_doc``, ...: every reader was documentation). A name read by any
@@ -215,6 +225,7 @@ def _strip_docs(trees: dict[str, ast.Module]) -> set[tuple[str, str]]:
         return reads[key] + reads[(None, key[1])]
 
     for tree in trees.values():
+        _drop_param_docs(tree)
         for node, field, stmts in list(_bodies(tree)):
             setattr(node, field, [s for s in stmts if not (_is_prose(s) or _is_doc_assignment(s))])
     gone: set[tuple[str, str]] = set()

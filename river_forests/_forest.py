@@ -4,7 +4,8 @@ A forest here is a thin Python object: it validates its parameters, owns one com
 :class:`~river_forests._core._forest.ForestCore` (the feature registry, the label registry and
 the trees) and turns river's calls into single calls into that core. Each paper's module only
 says which compiled tree it grows and with which parameters of its own; the parameters every
-forest shares, and their documentation (`shared_params_doc`), live here once.
+forest shares are declared here once (`river_forests._params`: their defaults, checks, compiled
+names and documentation).
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ import abc
 import concurrent.futures
 import numbers
 import contextlib
-import functools
 import os
-import inspect
 import random
 import re
 import sys
 import threading
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,8 @@ from river import base, conf, proba
 from ._core._features import string_code
 from ._core._forest import ForestCore
 from ._core._random import tree_seed
+from ._params import (_PARAMETERS_MARK, Param, Parametrized, check_float, check_int, floats, ints,
+                      one_of, optional)
 
 __all__ = ["BaseForest", "ForestClassifier", "ForestRegressor"]
 
@@ -78,47 +80,6 @@ def _executor():
         _EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, _WORKERS - 1))
     return _EXECUTOR
 
-
-def check_int(name, value, low, high=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be {bound}, got {value!r}")
-
-
-def check_float(name, value, low, low_inclusive=True, high=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if value < low or (value == low and not low_inclusive) or (high is not None and value > high):
-        op = ">=" if low_inclusive else ">"
-        bound = f"{op} {low}" + (f" and <= {high}" if high is not None else "")
-        raise ValueError(f"{name} must be {bound}, got {value!r}")
-
-
-#: the parameters every forest shares, in signature order after the forest's own, with their
-#: defaults (a forest changes one in its `_defaults`); `aggregation` is the classifiers' only
-SHARED_DEFAULTS = {
-    "memory_budget": "16MB",
-    "max_nodes": None,
-    "smoothing": 0.5,
-    "aggregation": "average",
-    "subsampling": None,
-    "subsample_rate": 1.0,
-    "subsample_decay": 0.0,
-    "features_per_tree": 64,
-    "max_width": 100_000,
-    "drift_detector": None,
-    "warning_detector": None,
-    "background_swap": "when_better",
-    "confidence_level": 0.95,
-    "importance_halflife": 1_000,
-    "seed": None,
-}
-
-#: the parameters only classifiers take, and only regressors take
-CLASSIFIER_ONLY = ("aggregation",)
-REGRESSOR_ONLY = ("confidence_level",)
 
 #: detectors named by a string (a parameter's default must not be a shared object)
 DETECTORS = {"ADWIN": "river.drift.ADWIN(delta=0.001)"}
@@ -173,93 +134,9 @@ FOREIGN = {
 }
 
 
-def _unknown_hint(cls, name: str, value) -> str:
-    """What a constructor of `cls` given the unknown keyword `name` adds to its TypeError:
-    the parameter a renamed one became (`RENAMED`), or ours for river's or scikit-learn's
-    name (`FOREIGN`); '' if none."""
-    own = inspect.signature(cls).parameters
-    new = RENAMED.get(name)
-    if new in own:
-        return f": renamed {new} in 0.2.0 (see the changelog)"
-    if name in FOREIGN:
-        instead, whose = FOREIGN[name]
-        return f": use {instead.format(value=repr(value))} ({whose})"
-    return ""
-
-
 def importance_growth(halflife) -> float:
     """A tree's `gain_growth` for ``importance_halflife`` (0: importances not tracked)."""
     return 0.0 if halflife is None else float(2.0 ** (1.0 / halflife))
-
-
-def _shared_names(task: int) -> list:
-    other = REGRESSOR_ONLY if task == TASK_CLASSIFICATION else CLASSIFIER_ONLY
-    return [n for n in SHARED_DEFAULTS if n not in other]
-
-
-def _signature(cls, init) -> inspect.Signature:
-    """A forest's signature as river reads it (`_get_params`, `clone`): ``n_estimators``, then
-    the forest's own parameters and every shared one, keyword-only, with the forest's
-    defaults (`init`: the class's own ``__init__``)."""
-    own = [p for p in inspect.signature(init).parameters.values() if p.kind is not p.VAR_KEYWORD]
-    shared = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY,
-                                default=cls._defaults.get(n, SHARED_DEFAULTS[n]))
-              for n in _shared_names(cls._task)]
-    signature = inspect.Signature(own + shared)
-    positional = [p.name for p in signature.parameters.values()
-                  if p.kind is not p.KEYWORD_ONLY]
-    if positional != ["self", "n_estimators"]:
-        raise TypeError(f"{cls.__name__}.__init__ must take n_estimators alone positionally "
-                        f"(`self, n_estimators=10, *, ...`), not {positional[1:]}")
-    return signature
-
-
-def _positional_error(cls, args: tuple, own: list) -> TypeError:
-    """The error for a constructor given more than ``n_estimators`` positionally: what each
-    extra value would have set when the forest's own parameters could be given by position
-    (up to 0.2), and the call written with keywords. `own`: those parameters in order."""
-    extra = args[1:]
-    shown = [f"{name}={value!r}" for name, value in zip(own, extra)]
-    set_ = ", ".join(f"{value!r} would set {name}" for name, value in zip(own, extra))
-    if len(extra) > len(own):
-        set_ = ", ".join(filter(None, [set_, f"{len(extra) - len(own)} more value(s) no "
-                                              "parameter ever took by position"]))
-    return TypeError(
-        f"{cls.__name__}() takes n_estimators alone by position, but {len(args)} values were "
-        "given: every other parameter is keyword-only since 0.3.0 (a value given by position "
-        "silently set the next parameter of the signature, whichever was meant). By position, "
-        f"{set_}; write {cls.__name__}({args[0]!r}, {', '.join(shown)}), or name the "
-        "parameters you meant.")
-
-
-def _keyword_only(cls, init):
-    """`init` with the generated signature (`_signature`), behind a guard that turns extra
-    positional values into `_positional_error` (Python's own message would not say which
-    parameter each value meant)."""
-    signature = _signature(cls, init)
-    own = [p.name for p in inspect.signature(init).parameters.values() if p.kind is p.KEYWORD_ONLY]
-
-    @functools.wraps(init)
-    def __init__(self, *args, **kwargs):
-        if len(args) > 1:
-            raise _positional_error(type(self), args, own)
-        init(self, *args, **kwargs)
-
-    # on both: tools that unwrap (`__wrapped__`, as mkdocstrings does) read `init`'s
-    init.__signature__ = __init__.__signature__ = signature
-    return __init__
-
-
-def check_growth(growth, kind) -> None:
-    """The growth schedule, one parameter in every forest: ``"consistent"`` or a fixed
-    positive number (`kind`: float, or int for a count of cuts)."""
-    if isinstance(growth, str):
-        if growth != "consistent":
-            raise ValueError(f"growth must be 'consistent' or a positive number, got {growth!r}")
-    elif kind is int:
-        check_int("growth", growth, 1, 2**31 - 1)
-    else:
-        check_float("growth", growth, 0.0, low_inclusive=False)
 
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
@@ -288,21 +165,111 @@ def parse_bytes(name: str, value) -> int | None:
     return int(number)
 
 
-_SHARED_DOC = {
-    "n_estimators": """
-    n_estimators
-        Number of trees.""",
-    "smoothing": """
-    smoothing
-        How a node's estimate leans on its parent's. Each node keeps the statistics of every
-        sample routed through it since it was created; a prediction walks from the root to the
-        leaf and, at each node that has seen data, mixes the node's own statistics with its
-        parent's estimate as a prior of this strength:
-        ``(stats + smoothing * parent_estimate) / (weight + smoothing)``. A leaf freshly
-        created by a split has seen no data, so it predicts its parent's estimate; with
-        ``smoothing=0`` this is a pure back-off to the deepest node with data.""",
-    "memory_budget": """
-    memory_budget
+def forest_doc(summary: str, description: str, examples: str) -> str:
+    """An estimator's docstring in river's layout: the summary line, the description, the
+    parameters (generated from the class's declarations: `river_forests._params`), and the
+    examples (with the references)."""
+    return (f"{summary}\n{description}\n    Parameters\n    ----------{_PARAMETERS_MARK}"
+            f"\n\n    Examples\n    --------\n{examples}")
+
+
+def _check_seed(name, value, forest):
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+        raise ValueError(f"{name} must be None or an int, got {value!r}")
+
+
+def _check_budget(name, value, forest):
+    parse_bytes(name, value)
+
+
+def _check_max_nodes(name, value, forest):
+    if value is not None:
+        check_int(name, value, 1, 2**31 - 1)
+    elif forest.memory_budget is None:
+        raise ValueError("memory_budget=None needs max_nodes: memory must be bounded")
+
+
+def _check_rate(name, value, forest):
+    check_float(name, value, 0.0, low_inclusive=False,
+                high=1.0 if forest.subsampling == "bernoulli" else None)
+
+
+_check_decay_range = floats(0.0, below=(1.0, "the rate q_n = subsample_rate * n^-subsample_decay "
+                                             "must keep n * q_n growing"))
+
+
+def _check_decay(name, value, forest):
+    _check_decay_range(name, value, forest)
+    if value > 0.0 and forest.subsampling is None:
+        raise ValueError("subsample_decay needs subsampling='bernoulli' or 'poisson'")
+
+
+def _check_detector(name, det, forest):
+    if det is None:
+        return
+    if isinstance(det, str):
+        if det not in DETECTORS:
+            raise ValueError(f"{name} must be None, {' or '.join(map(repr, DETECTORS))} "
+                             f"or a river drift detector (e.g. river.drift.ADWIN()), "
+                             f"got {det!r}")
+        det = detector_of(det)
+    binary = isinstance(det, base.BinaryDriftDetector)
+    if not (isinstance(det, base.DriftDetector) or binary):
+        raise ValueError(f"{name} must be None, {' or '.join(map(repr, DETECTORS))} "
+                         "or a river drift detector (e.g. river.drift.ADWIN()), got "
+                         f"{det!r}")
+    if binary and forest._task != TASK_CLASSIFICATION:
+        raise ValueError(f"{name}: a binary detector ({type(det).__name__}) watches 0/1 "
+                         "errors; a regressor's error is real, use e.g. drift.ADWIN()")
+
+
+def _check_warning(name, det, forest):
+    _check_detector(name, det, forest)
+    if det is not None and forest.drift_detector is None:
+        raise ValueError("warning_detector needs a drift_detector: its background trees "
+                         "take a tree's place only on a drift")
+
+
+class BaseForest(Parametrized, base.Estimator, abc.ABC):
+    """Parameters and plumbing common to every forest.
+
+    The parameters are declared (`river_forests._params.Param`): ``n_estimators``, the one
+    taken by position, and the ones every forest shares, here; a kind's own in its mixin and
+    its classes. From the declarations each class gets its ``__init__`` (which sets them and
+    calls `_setup`), their checks, its docstring's parameters and its compiled trees'
+    parameters (``_tree_class``, `_tree_params`): every tree kind takes the shared ones the
+    same way.
+    """
+
+    _task: ClassVar[int]
+
+    #: what a background tree borrows of its tree's share of the budget while it learns
+    #: alongside it (the tree sheds nodes to lend it, and gets them back when the background
+    #: tree goes; a background tree that takes the tree's place gets the whole share): a
+    #: forest whose detectors start no background tree grows the trees it grows without
+    #: detectors (``python -m benchmarks experiment drift``)
+    _background_share = 0.125
+
+    #: the budget's share kept for what a tree's pools add between two checks (a repacked
+    #: pool's spare room): more for the kinds whose pools hold most of their bytes
+    _budget_margin = 0.01
+
+    _shared_params = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # a public estimator of the package registers by name (`ESTIMATORS`)
+        if cls.__module__.startswith(__package__ + ".") and cls.__module__ != __name__ \
+                and not cls.__name__.startswith("_"):
+            ESTIMATORS[cls.__name__] = cls
+
+    n_estimators: int = Param(
+        default=10, check=ints(1), kw_only=False,
+        doc="""
+        Number of trees.""")
+    memory_budget: int | float | str | None = Param(
+        default="16MB", check=_check_budget,
+        doc="""
         The forest's memory, in bytes (an int) or as a string such as ``"40MB"`` (KB, MB, GB:
         powers of 1000; KiB, MiB, GiB: of 1024): the size river reports for the model
         (``model._raw_memory_usage``, every object the forest holds) stays within it,
@@ -312,37 +279,47 @@ _SHARED_DOC = {
         works on and the classes), stops adding nodes when the next would not fit, and, if a
         new class or feature widens every node, frees the nodes holding the least data to fit
         again. Most forests fill it on a long stream. None: no byte budget (then
-        ``max_nodes`` must be given).""",
-    "max_nodes": """
-    max_nodes
+        ``max_nodes`` must be given).""")
+    max_nodes: int | None = Param(
+        default=None, check=_check_max_nodes,
+        tree=lambda v, forest: {"max_nodes": v if v is not None else 2**31 - 1},
+        doc="""
         An extra cap on the nodes of each tree, beside the byte budget (None, the default:
-        the budget alone). For experiments that compare trees of a given size.""",
-    "aggregation": """
-    aggregation
-        How the trees' class probabilities are combined (biau2008, section 2): ``"average"``
-        (default) takes their mean, the averaged classifier; ``"vote"`` gives each tree one
-        vote for its most probable class, probabilities being vote shares, the voting
-        classifier. Both are consistent when the trees are (the paper's proposition 1); the
-        documentation's forest pages compare them.""",
-    "subsampling": """
-    subsampling
+        the budget alone). For experiments that compare trees of a given size.""")
+    smoothing: float = Param(
+        default=0.5, check=floats(0.0), tree="smoothing", cast=float,
+        doc="""
+        How a node's estimate leans on its parent's. Each node keeps the statistics of every
+        sample routed through it since it was created; a prediction walks from the root to the
+        leaf and, at each node that has seen data, mixes the node's own statistics with its
+        parent's estimate as a prior of this strength:
+        ``(stats + smoothing * parent_estimate) / (weight + smoothing)``. A leaf freshly
+        created by a split has seen no data, so it predicts its parent's estimate; with
+        ``smoothing=0`` this is a pure back-off to the deepest node with data.""")
+    subsampling: str | None = Param(
+        default=None, check=one_of(*SUBSAMPLING),
+        tree=lambda v, forest: {"subsample_mode": SUBSAMPLING[v]},
+        doc="""
         Online subsampling of the stream for each tree (biau2008, section 5): ``None`` (every
         tree learns every sample), ``"bernoulli"`` (a tree keeps a sample with probability
-        q_n) or ``"poisson"`` (online bagging: the sample's weight is Poisson(q_n)).""",
-    "subsample_rate": """
-    subsample_rate
-        q: the keep probability (Bernoulli) or mean weight (Poisson) of the first sample.""",
-    "subsample_decay": """
-    subsample_decay
+        q_n) or ``"poisson"`` (online bagging: the sample's weight is Poisson(q_n)).""")
+    subsample_rate: float = Param(
+        default=1.0, check=_check_rate, tree="subsample_rate", cast=float,
+        doc="""
+        q: the keep probability (Bernoulli) or mean weight (Poisson) of the first sample.""")
+    subsample_decay: float = Param(
+        default=0.0, check=_check_decay, tree="subsample_decay", cast=float,
+        doc="""
         beta in [0, 1): the n-th sample a tree is offered is kept at rate
         q_n = subsample_rate * n^-beta. 0 (default) keeps the rate fixed. A positive beta
         gives the decreasing rate of biau2008's theorem 7 (q_n -> 0 and n q_n -> infinity,
         which holds exactly for 0 < beta < 1): each tree learns a vanishing fraction of the
         stream, about subsample_rate * n^(1 - beta) / (1 - beta) samples, so the trees grow
         more diverse and cheaper; bagging then makes even an inconsistent base rule (the
-        1-nearest neighbour of theorem 7) consistent. Needs ``subsampling``.""",
-    "features_per_tree": """
-    features_per_tree
+        1-nearest neighbour of theorem 7) consistent. Needs ``subsampling``.""")
+    features_per_tree: int = Param(
+        default=64, check=ints(1, 2**31 - 1), tree="features_per_tree",
+        doc="""
         Most features one tree works on: its per-node rows (boxes, ...) have one cell per kept
         feature, never one per feature the stream has shown, so a node's bytes and a sample's
         cost do not grow with the width of the stream (bag of words, one-hot ids). The first
@@ -351,16 +328,18 @@ _SHARED_DOC = {
         a uniform sample of the features seen, different in each tree) and the feature it
         replaces is forgotten by the tree. A larger value gains a little accuracy on a wide
         stream at much more time and memory (the documentation's Mondrian page measures
-        it on a bag of words).""",
-    "max_width": """
-    max_width
+        it on a bag of words).""")
+    max_width: int = Param(
+        default=100_000, check=ints(1, 2**31 - 1),
+        doc="""
         Most feature names the forest registers. Past it, features not seen before are
         ignored (as unknown features are at prediction time), with one warning; put
         ``river.preprocessing.FeatureHasher`` in front for an unbounded vocabulary. Memory is
         bounded by ``n_estimators * max_nodes`` node rows of at most ``features_per_tree``
-        cells plus ``max_width`` names, whatever the length or the width of the stream.""",
-    "drift_detector": """
-    drift_detector
+        cells plus ``max_width`` names, whatever the length or the width of the stream.""")
+    drift_detector: str | base.DriftDetector | base.BinaryDriftDetector | None = Param(
+        default=None, check=_check_detector,
+        doc="""
         Drift adaptation, as river's ``ARFClassifier`` has it: a river drift detector
         (``river.drift.ADWIN()``, ``PageHinkley()``, ...; a binary one such as
         ``drift.binary.DDM()`` for a classifier) that each tree gets a fresh copy of. It
@@ -381,18 +360,20 @@ _SHARED_DOC = {
         ``drifts_per_tree``, ``swaps_per_tree`` and ``drift_log`` report what happened. With
         a detector, ``learn_many`` learns its rows one at a time in one compiled loop (each
         tree's error on a row comes before it learns the row, and a replacement takes effect
-        at once), exactly as a ``learn_one`` loop does.""",
-    "warning_detector": """
-    warning_detector
+        at once), exactly as a ``learn_one`` loop does.""")
+    warning_detector: str | base.DriftDetector | base.BinaryDriftDetector | None = Param(
+        default=None, check=_check_warning,
+        doc="""
         A second, more sensitive detector on the same error (None: none): on a warning the
         tree starts a background tree of its kind (a fresh one, seeded reproducibly from the
         forest's seed), which learns alongside it from then on. Needs ``drift_detector``.
         Without one, a background tree starts at a drift: the recommended setting
         (``drift_detector=drift.ADWIN(delta=0.001)`` alone, as accurate as with river's ARF's
         warning detector ``drift.ADWIN(delta=0.01)`` and cheaper; the documentation's drift
-        page quotes the run).""",
-    "background_swap": """
-    background_swap
+        page quotes the run).""")
+    background_swap: str = Param(
+        default="when_better", check=one_of(*SWAP_RULES),
+        doc="""
         What a drift does. ``"at_drift"``: the tree's background tree (or, without one, a
         fresh tree) takes its place at once, as river's and MOA's adaptive random forests
         do. ``"when_better"`` (default): the drift starts a duel (and a background tree, if
@@ -403,22 +384,11 @@ _SHARED_DOC = {
         weighted differences: two standard deviations), and is dropped once significantly
         worse (S < 0 and S^2 > 9 Q, after at least 100 rows). A false alarm then costs a
         background tree's learning, not a grown tree; a real drift swaps a little later
-        (the documentation's drift page quotes the run that chose it).""",
-    "confidence_level": """
-    confidence_level
-        The level of the prediction intervals, in (0, 1): ``predict_one(x,
-        with_interval=True)`` returns a ``river.conf.Interval`` meant to hold the target this
-        often (``predict_many(X, with_interval=True)``, a frame with ``lower`` and ``upper``
-        columns). The intervals are learned online from the forest's own prequential
-        residuals (each row's, before the forest learns it): normalised conformal prediction
-        with a local scale (a log-linear model of the residuals' size over binned features
-        and the trees' spread) and an adaptive level (adaptive conformal inference), so that
-        the share of targets inside their interval converges to this level on any stream,
-        drifting ones included, and holds within each region of a feature where the noise
-        differs (the documentation's intervals page quotes the run that chose the method).
-        None: no intervals (nor their cost).""",
-    "importance_halflife": """
-    importance_halflife
+        (the documentation's drift page quotes the run that chose it).""")
+    importance_halflife: float | None = Param(
+        default=1_000, check=optional(floats(1.0)),
+        tree=lambda v, forest: {"gain_growth": importance_growth(v)},
+        doc="""
         The memory of ``feature_importances``, in samples: a sample's contribution counts
         half as much this many samples later, so the importances follow a drifting stream;
         a split that is pruned or a tree that is replaced takes its contribution with it.
@@ -426,153 +396,35 @@ _SHARED_DOC = {
         (the documentation's importances page gives the run that chose it). A shorter
         memory also follows the trees as they grow: a credit earned while a tree was
         small fades as its deeper splits take over. None: importances are not tracked
-        (``feature_importances`` raises), nor paid for.""",
-    "seed": """
-    seed
+        (``feature_importances`` raises), nor paid for.""")
+    seed: int | None = Param(
+        default=None, check=_check_seed,
+        doc="""
         Random seed. The same seed on the same stream gives the same model, whatever the
-        order of the features in the dicts.""",
-}
+        order of the features in the dicts.""")
 
-
-N_ESTIMATORS_DOC = _SHARED_DOC["n_estimators"]
-
-
-def forest_doc(summary: str, description: str, params: str, classifier: bool, examples: str,
-               overrides: dict | None = None) -> str:
-    """An estimator's docstring in river's layout: the summary line, the description, the
-    parameters (``n_estimators``, the forest's own `params`, then the shared ones, reworded by
-    `overrides`), and the examples (with the references)."""
-    return (f"{summary}\n{description}\n    Parameters\n    ----------{N_ESTIMATORS_DOC}{params}"
-            f"{shared_params_doc(classifier, overrides)}\n\n    Examples\n    --------\n{examples}")
-
-
-def shared_params_doc(classifier: bool, overrides: dict | None = None) -> str:
-    """The documentation of the parameters every forest shares, in signature order after the
-    forest's own (``n_estimators``, first in every signature, is `N_ESTIMATORS_DOC`); a forest
-    may reword one (`overrides`, by name) where its trees give it a sharper meaning."""
-    docs = dict(_SHARED_DOC, **(overrides or {}))
-    return "".join(docs[n] for n in _shared_names(TASK_CLASSIFICATION if classifier else TASK_REGRESSION))
-
-
-class BaseForest(base.Estimator, abc.ABC):
-    """Parameters and plumbing common to every forest.
-
-    Subclasses take ``n_estimators`` and then, keyword-only (``*``), their own parameters
-    (``__init_subclass__`` gives their ``__init__`` the full signature and the error for a
-    positional value past ``n_estimators``), validate them, call ``super().__init__`` with the
-    shared ones, and say which compiled tree they grow (``_tree_class``) with which of its parameters
-    (``_tree_params()``): every tree kind takes the shared ones the same way.
-    """
-
-    _task: int
-
-    #: this forest's defaults of shared parameters where they differ from `SHARED_DEFAULTS`
-    _defaults: dict = {}
-
-    #: what a background tree borrows of its tree's share of the budget while it learns
-    #: alongside it (the tree sheds nodes to lend it, and gets them back when the background
-    #: tree goes; a background tree that takes the tree's place gets the whole share): a
-    #: forest whose detectors start no background tree grows the trees it grows without
-    #: detectors (the docs' drift page, "Memory")
-    _background_share = 0.125
-
-    #: the budget's share kept for what a tree's pools add between two checks (a repacked
-    #: pool's spare room): more for the kinds whose pools hold most of their bytes
-    _budget_margin = 0.01
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if "__init__" in cls.__dict__:
-            cls.__init__ = _keyword_only(cls, cls.__dict__["__init__"])
-        if cls.__module__.startswith(__package__ + ".") and cls.__module__ != __name__ \
-                and not cls.__name__.startswith("_"):
-            ESTIMATORS[cls.__name__] = cls
-
-    def __init__(self, n_estimators: int = 10, **shared):
-        params = self._shared_values(shared)
-        self.n_estimators = n_estimators
-        check_int("n_estimators", n_estimators, 1)
-        for name, value in params.items():
-            setattr(self, name, value)
-        memory_budget, max_nodes = params["memory_budget"], params["max_nodes"]
-        smoothing, subsampling = params["smoothing"], params["subsampling"]
-        subsample_rate, subsample_decay = params["subsample_rate"], params["subsample_decay"]
-        seed = params["seed"]
-        drift_detector, warning_detector = params["drift_detector"], params["warning_detector"]
-        self._budget_bytes = parse_bytes("memory_budget", memory_budget)
-        if max_nodes is not None:
-            check_int("max_nodes", max_nodes, 1, 2**31 - 1)
-        elif self._budget_bytes is None:
-            raise ValueError("memory_budget=None needs max_nodes: memory must be bounded")
-        check_float("smoothing", smoothing, 0.0)
-        check_int("features_per_tree", params["features_per_tree"], 1, 2**31 - 1)
-        check_int("max_width", params["max_width"], 1, 2**31 - 1)
-        if self._task == TASK_CLASSIFICATION and params["aggregation"] not in AGGREGATIONS:
-            raise ValueError(f"aggregation must be 'average' or 'vote', got {params['aggregation']!r}")
-        if subsampling not in SUBSAMPLING:
-            raise ValueError(
-                f"subsampling must be None, 'bernoulli' or 'poisson', got {subsampling!r}"
-            )
-        if subsampling == "bernoulli":
-            check_float("subsample_rate", subsample_rate, 0.0, low_inclusive=False, high=1.0)
-        else:
-            check_float("subsample_rate", subsample_rate, 0.0, low_inclusive=False)
-        check_float("subsample_decay", subsample_decay, 0.0)
-        if subsample_decay >= 1.0:
-            raise ValueError(
-                "subsample_decay must be < 1 (the rate q_n = subsample_rate * n^-subsample_decay "
-                f"must keep n * q_n growing), got {subsample_decay!r}"
-            )
-        if subsample_decay > 0.0 and subsampling is None:
-            raise ValueError("subsample_decay needs subsampling='bernoulli' or 'poisson'")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-            raise ValueError(f"seed must be None or an int, got {seed!r}")
-        for name, det in (("drift_detector", drift_detector), ("warning_detector", warning_detector)):
-            if det is None:
-                continue
-            if isinstance(det, str):
-                if det not in DETECTORS:
-                    raise ValueError(f"{name} must be None, {' or '.join(map(repr, DETECTORS))} "
-                                     f"or a river drift detector (e.g. river.drift.ADWIN()), "
-                                     f"got {det!r}")
-                det = detector_of(det)
-            binary = isinstance(det, base.BinaryDriftDetector)
-            if not (isinstance(det, base.DriftDetector) or binary):
-                raise ValueError(f"{name} must be None, {' or '.join(map(repr, DETECTORS))} "
-                                 "or a river drift detector (e.g. river.drift.ADWIN()), got "
-                                 f"{det!r}")
-            if binary and self._task != TASK_CLASSIFICATION:
-                raise ValueError(f"{name}: a binary detector ({type(det).__name__}) watches 0/1 "
-                                 "errors; a regressor's error is real, use e.g. drift.ADWIN()")
-        if warning_detector is not None and drift_detector is None:
-            raise ValueError("warning_detector needs a drift_detector: its background trees "
-                             "take a tree's place only on a drift")
-        if self._task == TASK_REGRESSION and params["confidence_level"] is not None:
-            check_float("confidence_level", params["confidence_level"], 0.0,
-                        low_inclusive=False, high=1.0)
-            if params["confidence_level"] >= 1.0:
-                raise ValueError("confidence_level must be < 1 (an interval that always holds "
-                                 f"is the whole line), got {params['confidence_level']!r}")
-        if params["importance_halflife"] is not None:
-            check_float("importance_halflife", params["importance_halflife"], 1.0)
-        if params["background_swap"] not in SWAP_RULES:
-            raise ValueError("background_swap must be 'at_drift' or 'when_better', got "
-                             f"{params['background_swap']!r}")
+    def _setup(self) -> None:
+        """The rest of the construction, once the generated ``__init__`` set the parameters:
+        check them, build the compiled core, its detectors and its budget."""
+        self._check_params()
+        self._budget_bytes = parse_bytes("memory_budget", self.memory_budget)
         self._core = self._new_core()
         self._reset_detectors()
         self._set_budget()
 
     @classmethod
-    def _shared_values(cls, given: dict) -> dict:
-        """The shared parameters' values: `given` (by keyword) over the forest's defaults. A
-        name that is not a parameter is a TypeError, naming the parameter that replaced it
-        if it was renamed."""
-        names = _shared_names(cls._task)
-        for name in given:
-            if name not in names:
-                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}"
-                                + _unknown_hint(cls, name, given[name]))
-        return {n: given.get(n, cls._defaults.get(n, SHARED_DEFAULTS[n])) for n in names}
+    def _unknown_hint(cls, name: str, value) -> str:
+        """What a constructor of `cls` given the unknown keyword `name` adds to its TypeError:
+        the parameter a renamed one became (`RENAMED`), or ours for river's or scikit-learn's
+        name (`FOREIGN`); '' if none."""
+        own = cls._params
+        new = RENAMED.get(name)
+        if new in own:
+            return f": renamed {new} in 0.2.0 (see the changelog)"
+        if name in FOREIGN:
+            instead, whose = FOREIGN[name]
+            return f": use {instead.format(value=repr(value))} ({whose})"
+        return ""
 
     # ------------------------------------------------------------------ the memory budget
 
@@ -656,7 +508,7 @@ class BaseForest(base.Estimator, abc.ABC):
 
     #: values of parameters added since 0.1 that reproduce a model pickled before them (the
     #: migration from the pickles of 0.1 to 0.2, `river_forests._state.MIGRATIONS`)
-    _legacy_defaults: dict = {}
+    _legacy_defaults: ClassVar[dict] = {}
 
     def __reduce__(self):
         """Pickling goes through the model's one versioned state (`river_forests._state`):
@@ -678,27 +530,12 @@ class BaseForest(base.Estimator, abc.ABC):
         return False
 
     #: the compiled tree class of this forest (a `_core._tree.Tree` kind)
-    _tree_class: type
-
-    def _tree_params(self) -> dict:
-        """The kind's own parameters of a compiled tree, by name."""
-        return {}
+    _tree_class: ClassVar[type]
 
     def _make_tree(self, task: int, seed: int):
         """One compiled tree of this forest, seeded with the 64-bit `seed` (with its share of
         the memory budget once the forest has one)."""
-        tree = self._tree_class(
-            task=task,
-            max_nodes=self.max_nodes if self.max_nodes is not None else 2**31 - 1,
-            features_per_tree=self.features_per_tree,
-            smoothing=float(self.smoothing),
-            subsample_mode=SUBSAMPLING[self.subsampling],
-            subsample_rate=float(self.subsample_rate),
-            subsample_decay=float(self.subsample_decay),
-            gain_growth=importance_growth(self.importance_halflife),
-            seed=seed,
-            **self._tree_params(),
-        )
+        tree = self._tree_class(task=task, seed=seed, **self._tree_params())
         core = getattr(self, "_core", None)
         if core is not None and core.budget > 0:
             tree.set_max_bytes(core.tree_bytes)
@@ -923,6 +760,16 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
     """A forest classifier: every label (bool, str, int, ...) may arrive at any time."""
 
     _task = TASK_CLASSIFICATION
+    _shared_params = True
+
+    aggregation: str = Param(
+        default="average", check=one_of(*AGGREGATIONS), after="smoothing",
+        doc="""
+        How the trees' class probabilities are combined (biau2008, section 2): ``"average"``
+        (default) takes their mean, the averaged classifier; ``"vote"`` gives each tree one
+        vote for its most probable class, probabilities being vote shares, the voting
+        classifier. Both are consistent when the trees are (the paper's proposition 1); the
+        documentation's forest pages compare them.""")
 
     @property
     def _vote(self) -> bool:
@@ -962,6 +809,24 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
     intervals (`confidence_level`)."""
 
     _task = TASK_REGRESSION
+    _shared_params = True
+
+    confidence_level: float | None = Param(
+        default=0.95, after="background_swap",
+        check=optional(floats(0.0, low_inclusive=False, high=1.0,
+                              below=(1.0, "an interval that always holds is the whole line"))),
+        doc="""
+        The level of the prediction intervals, in (0, 1): ``predict_one(x,
+        with_interval=True)`` returns a ``river.conf.Interval`` meant to hold the target this
+        often (``predict_many(X, with_interval=True)``, a frame with ``lower`` and ``upper``
+        columns). The intervals are learned online from the forest's own prequential
+        residuals (each row's, before the forest learns it): normalised conformal prediction
+        with a local scale (a log-linear model of the residuals' size over binned features
+        and the trees' spread) and an adaptive level (adaptive conformal inference), so that
+        the share of targets inside their interval converges to this level on any stream,
+        drifting ones included, and holds within each region of a feature where the noise
+        differs (the documentation's intervals page quotes the run that chose the method).
+        None: no intervals (nor their cost).""")
 
     #: the interval calibrator's settings (`_core/_conformal.pxd`; the docs' intervals page
     #: quotes the run that chose them): the step of the adaptive
@@ -1035,3 +900,16 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         if state is None or state["n_checked"] == 0:
             return None
         return 1.0 - state["n_misses"] / state["n_checked"]
+
+
+#: the shared parameters' defaults, by name (a forest changes one in its ``_defaults``)
+SHARED_DEFAULTS = {n: p.default for cls in (ForestClassifier, ForestRegressor)
+                   for n, p in cls._params.items() if p.shared}
+
+
+def shared_doc(name: str) -> str:
+    """The documentation of a shared parameter, for a forest that adds to it (``_docs``)."""
+    for cls in (ForestClassifier, ForestRegressor):
+        if name in cls._params:
+            return cls._params[name].doc
+    raise KeyError(name)

@@ -5,73 +5,61 @@ from __future__ import annotations
 from river import base, drift
 
 from ._core._bsp import BSPTree
-from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_growth, check_int, forest_doc
+from ._forest import ForestClassifier, ForestRegressor, forest_doc, shared_doc
+from ._params import Param, Parametrized, floats, ints, schedule
 
 __all__ = ["BSPForestClassifier", "BSPForestRegressor"]
 
 
-class _BSPParams:
-    """Parameter handling shared by the BSP classifier and regressor."""
+def _budget(growth, forest) -> dict:
+    consistent = growth == "consistent"
+    return {"consistent": consistent, "fixed_budget": 0.0 if consistent else float(growth)}
+
+
+class _BSPParams(Parametrized):
+    """The parameters of the BSP classifier and regressor."""
 
     _tree_class = BSPTree
+    _defaults = {"memory_budget": "64MB"}
+    _budget_margin = 0.03
 
-    def _set_bsp(self, growth, growth_scale, max_pairs, max_hull_vertices, max_leaf_points):
-        self.growth = growth
-        self.growth_scale = growth_scale
-        self.max_pairs = max_pairs
-        self.max_hull_vertices = max_hull_vertices
-        self.max_leaf_points = max_leaf_points
-        check_growth(growth, float)
-        check_float("growth_scale", growth_scale, 0.0, low_inclusive=False)
-        check_int("max_pairs", max_pairs, 1, 2**20)
-        check_int("max_hull_vertices", max_hull_vertices, 4, 2**10)
-        check_int("max_leaf_points", max_leaf_points, 0, 2**16)
-
-    def _tree_params(self):
-        consistent = self.growth == "consistent"
-        return dict(
-            consistent=consistent,
-            fixed_budget=0.0 if consistent else float(self.growth),
-            budget_scale=float(self.growth_scale),
-            max_pairs=int(self.max_pairs),
-            max_hull_vertices=int(self.max_hull_vertices),
-            max_leaf_points=int(self.max_leaf_points),
-        )
-
-    @property
-    def n_cuts(self) -> int:
-        """Cuts made so far over all trees: by the budget's clock (HullCut) and above a node
-        for a point outside its hull (GenCutNotCross)."""
-        return sum(t.cuts + t.inserted for t in self._core.trees)
-
-
-_PARAMS_DOC = """
-    growth
+    growth: str | float = Param(
+        default="consistent", check=schedule("consistent", floats(0.0, low_inclusive=False)),
+        tree=_budget,
+        doc="""
         The growth schedule (every forest's ``growth``), here the BSP process's budget.
         ``"consistent"`` (default): the budget grows with the number n of samples a tree has
         learned, tau_n = growth_scale * n^(1/(d+2)) with d the number of the tree's features,
         the schedule of the paper's theorem 3 and of its experiments. A positive float gives a
-        fixed budget (no longer consistent); kept for comparison.
-    growth_scale
-        Multiplies the consistent budget schedule. Ignored for a fixed budget.
-    max_pairs
+        fixed budget (no longer consistent); kept for comparison.""")
+    growth_scale: float = Param(
+        default=1.0, check=floats(0.0, low_inclusive=False), tree="budget_scale", cast=float,
+        doc="""
+        Multiplies the consistent budget schedule. Ignored for a fixed budget.""")
+    max_pairs: int = Param(
+        default=16, check=ints(1, 2**20), tree="max_pairs", cast=int,
+        doc="""
         Pairs of features a tree cuts in: all of them while the tree has few enough features
         (16 pairs: up to 6 features), else a uniform sample of that many pairs per tree (each
         tree its own). A node keeps one 2-D hull per pair, so time and memory per node grow
         with it; the paper's cost grows like d^2 with every pair (it reduced its datasets to
         4 principal components). Fewer pairs can cost accuracy (the documentation's BSP page
-        gives a measurement).
-    max_hull_vertices
+        gives a measurement).""")
+    max_hull_vertices: int = Param(
+        default=16, check=ints(4, 2**10), tree="max_hull_vertices", cast=int,
+        doc="""
         Vertices of a stored 2-D hull (>= 4). A hull with more is replaced by the smallest
         enclosing polygon of that many vertices found by dropping edges (a superset: it still
-        holds every point), which bounds a node's bytes.
-    max_leaf_points
+        holds every point), which bounds a node's bytes.""")
+    max_leaf_points: int = Param(
+        default=32, check=ints(0, 2**16), tree="max_leaf_points", cast=int,
+        doc="""
         Points a leaf keeps to build its children's hulls and statistics when it is cut (the
         paper keeps them all). Past it the leaf keeps a uniform sample of its points (reservoir
-        sampling). 0 keeps none: children then start from empty hulls."""
+        sampling). 0 keeps none: children then start from empty hulls.""")
 
-_OVERRIDES = {
-    "memory_budget": _SHARED_DOC["memory_budget"] + """ With
+    _docs = {
+        "memory_budget": shared_doc("memory_budget") + """ With
         ``max_pairs``, ``max_hull_vertices`` and ``max_leaf_points``, it sets how far a tree
         grows: a cut needs room for its children's hulls, and a tree that has no room left
         drops its kept points and hulls (they serve only to cut) and stops cutting, while its
@@ -79,11 +67,18 @@ _OVERRIDES = {
         short of the budget. The default is 64 MB, four times the other forests': at 16 MB
         the hulls fill a tree's share before it has cut much (the documentation's BSP page
         gives the measurements and the ranks that chose it).""",
-    "smoothing": _SHARED_DOC["smoothing"] + """ 0 is the paper's prediction, the leaf's
+        "smoothing": shared_doc("smoothing") + """ 0 is the paper's prediction, the leaf's
         label distribution or mean. The classifier's default blends the path (0.5, since
         0.2.0) and the regressor's keeps the paper's 0, each ranked first (the
         documentation's BSP page gives the ranks).""",
-}
+    }
+
+    @property
+    def n_cuts(self) -> int:
+        """Cuts made so far over all trees: by the budget's clock (HullCut) and above a node
+        for a point outside its hull (GenCutNotCross)."""
+        return sum(t.cuts + t.inserted for t in self._core.trees)
+
 
 _ALGO_DOC = """
     Each tree is the online BSP process of the paper: every node keeps the convex hull of the
@@ -114,14 +109,11 @@ _REFERENCE = """
 
 
 class BSPForestClassifier(_BSPParams, ForestClassifier):
-    _defaults = {"smoothing": 0.5, "memory_budget": "64MB", "drift_detector": "ADWIN"}
-    _budget_margin = 0.03
+    _defaults = {"drift_detector": "ADWIN"}
 
     __doc__ = forest_doc(
         "Online BSP forest classifier: oblique cuts on convex hulls (Fan et al., 2020).",
         _ALGO_DOC,
-        _PARAMS_DOC,
-        classifier=True,
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import BSPForestClassifier
@@ -129,22 +121,9 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
     >>> model = BSPForestClassifier(n_estimators=10, seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
     Accuracy: 89.75%
-""" + _REFERENCE, overrides=_OVERRIDES,
+""" + _REFERENCE,
     )
 
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        growth: str | float = "consistent",
-        growth_scale: float = 1.0,
-        max_pairs: int = 16,
-        max_hull_vertices: int = 16,
-        max_leaf_points: int = 32,
-        **shared,
-    ):
-        self._set_bsp(growth, growth_scale, max_pairs, max_hull_vertices, max_leaf_points)
-        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):
@@ -160,8 +139,7 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
 
 
 class BSPForestRegressor(_BSPParams, ForestRegressor):
-    _defaults = {"smoothing": 0.0, "memory_budget": "64MB"}
-    _budget_margin = 0.03
+    _defaults = {"smoothing": 0.0}
 
     __doc__ = forest_doc(
         "Online BSP forest regressor: oblique cuts on convex hulls (Fan et al., 2020).",
@@ -169,8 +147,6 @@ class BSPForestRegressor(_BSPParams, ForestRegressor):
     A tree predicts the (smoothed) mean of its leaf; the forest averages its trees.
     ``predict_one(x, with_dist=True)`` also gives a predictive standard deviation.
 """,
-        _PARAMS_DOC,
-        classifier=False,
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import BSPForestRegressor
@@ -178,22 +154,9 @@ class BSPForestRegressor(_BSPParams, ForestRegressor):
     >>> model = BSPForestRegressor(n_estimators=10, seed=42)
     >>> evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
     MAE: 0.34897
-""" + _REFERENCE, overrides=_OVERRIDES,
+""" + _REFERENCE,
     )
 
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        growth: str | float = "consistent",
-        growth_scale: float = 1.0,
-        max_pairs: int = 16,
-        max_hull_vertices: int = 16,
-        max_leaf_points: int = 32,
-        **shared,
-    ):
-        self._set_bsp(growth, growth_scale, max_pairs, max_hull_vertices, max_leaf_points)
-        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):

@@ -5,86 +5,76 @@ from __future__ import annotations
 from river import base, drift
 
 from ._core._purely_random import PurelyRandomTree
-from ._forest import ForestClassifier, ForestRegressor, check_float, check_growth, check_int, forest_doc
+from ._forest import ForestClassifier, ForestRegressor, forest_doc
+from ._params import Param, Parametrized, floats, ints, one_of, schedule
 
 __all__ = ["PurelyRandomForestClassifier", "PurelyRandomForestRegressor"]
 
 SPLITS = ("uniform", "scale_invariant")
 
 
-class _PurelyRandomParams:
-    """Parameter handling shared by the purely random classifier and regressor."""
+def _cuts(growth, forest) -> dict:
+    consistent = growth == "consistent"
+    return {"consistent": consistent, "fixed_cuts": 0 if consistent else int(growth)}
+
+
+class _PurelyRandomParams(Parametrized):
+    """The parameters of the purely random classifier and regressor."""
 
     _tree_class = PurelyRandomTree
     #: values of a parameter that are different algorithms of the paper, for the benchmarks
     _variants = {"split": SPLITS}
 
-    def _set_purely_random(self, growth, growth_scale, growth_exponent, split, pool_size):
-        self.growth = growth
-        self.growth_scale = growth_scale
-        self.growth_exponent = growth_exponent
-        self.split = split
-        self.pool_size = pool_size
-        check_growth(growth, int)
-        check_float("growth_scale", growth_scale, 0.0, low_inclusive=False)
-        check_float("growth_exponent", growth_exponent, 0.0, low_inclusive=False)
-        if growth_exponent >= 1.0:
-            raise ValueError(
-                "growth_exponent must be < 1 (k_n = growth_scale * n^growth_exponent must keep "
-                f"k_n / n -> 0), got {growth_exponent!r}"
-            )
-        if split not in SPLITS:
-            raise ValueError(f"split must be 'uniform' or 'scale_invariant', got {split!r}")
-        check_int("pool_size", pool_size, 2, 2**16)
-
-    def _tree_params(self):
-        consistent = self.growth == "consistent"
-        scale_invariant = self.split == "scale_invariant"
-        return dict(
-            consistent=consistent,
-            fixed_cuts=0 if consistent else int(self.growth),
-            cuts_scale=float(self.growth_scale),
-            cuts_exponent=float(self.growth_exponent),
-            scale_invariant=scale_invariant,
-            # the reservoir costs memory only where it is used
-            pool_size=int(self.pool_size) if scale_invariant else 0,
-        )
-
-    @property
-    def n_cuts(self) -> int:
-        """Cuts made so far, over all trees."""
-        return sum(t.cuts for t in self._core.trees)
-
-
-_PARAMS_DOC = """
-    growth
+    growth: str | int = Param(
+        default="consistent", check=schedule("consistent", ints(1, 2**31 - 1)), tree=_cuts,
+        doc="""
         The growth schedule (every forest's ``growth``), here the number of cuts.
         ``"consistent"`` (default): after its n-th sample a tree has made
         k_n = floor(growth_scale * n^growth_exponent) cuts, so k_n -> infinity and k_n / n -> 0,
         the conditions of the paper's theorems 2 and 4. A positive int k stops the schedule at
         k cuts (k_n = min(k, floor(growth_scale * n^growth_exponent))), the inconsistent forest
         whose error levels off once its k cells are fit; kept for comparison (the
-        documentation's purely random page shows both).
-    growth_scale
-        Multiplies the schedule.
-    growth_exponent
+        documentation's purely random page shows both).""")
+    growth_scale: float = Param(
+        default=4.0, check=floats(0.0, low_inclusive=False), tree="cuts_scale", cast=float,
+        doc="""
+        Multiplies the schedule.""")
+    growth_exponent: float = Param(
+        default=0.8, tree="cuts_exponent", cast=float,
+        check=floats(0.0, low_inclusive=False,
+                     below=(1.0, "k_n = growth_scale * n^growth_exponent must keep k_n / n -> 0")),
+        doc="""
         In (0, 1): any exponent there meets the theorems' conditions, so the defaults were
         chosen by rank on streams: k_n = 4 n^0.8 for the classifier, 4 n^0.7 for the
         regressor (the documentation's purely random page gives the ranks). Fewer cuts leave
         the cells coarse; a tree stops cutting when its share of ``memory_budget`` is full,
-        the price of bounded memory.
-    split
+        the price of bounded memory.""")
+    split: str = Param(
+        default="scale_invariant", check=one_of(*SPLITS),
+        tree=lambda split, forest: {"scale_invariant": split == "scale_invariant"},
+        doc="""
         ``"scale_invariant"`` (default): a uniformly random rank among the leaf's points
         (theorem 4): only the order of the values matters, so a strictly increasing transform
         of any feature changes nothing. ``"uniform"``: a cut's position is uniform on the
         chosen side of the leaf's cell, the purely random forest of theorem 2. The
         scale-invariant split costs ``8 * pool_size`` bytes per node; it is the default since
         0.2.0 (``"uniform"`` before), ranked first for both tasks (the documentation's purely
-        random page gives the ranks).
-    pool_size
+        random page gives the ranks).""")
+    pool_size: int = Param(
+        default=16, check=ints(2, 2**16),
+        # the reservoir costs memory only where it is used
+        tree=lambda size, forest: {"pool_size": int(size) if forest.split == "scale_invariant"
+                                   else 0},
+        doc="""
         Scale-invariant split only: the values of its cut coordinate a leaf keeps (a uniform
         reservoir) to draw the rank from; a leaf can be cut once they hold two distinct
-        values. Costs ``8 * pool_size`` bytes per node."""
+        values. Costs ``8 * pool_size`` bytes per node.""")
+
+    @property
+    def n_cuts(self) -> int:
+        """Cuts made so far, over all trees."""
+        return sum(t.cuts for t in self._core.trees)
+
 
 _ALGO_DOC = """
     Each tree is the purely random tree of the paper's section 3, grown online: each cut
@@ -115,8 +105,6 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
     __doc__ = forest_doc(
         "Purely random forest classifier (Biau, Devroye & Lugosi, 2008), online.",
         _ALGO_DOC,
-        _PARAMS_DOC,
-        classifier=True,
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import PurelyRandomForestClassifier
@@ -139,19 +127,6 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
 """ + _REFERENCES,
     )
 
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        growth: str | int = "consistent",
-        growth_scale: float = 4.0,
-        growth_exponent: float = 0.8,
-        split: str = "scale_invariant",
-        pool_size: int = 16,
-        **shared,
-    ):
-        self._set_purely_random(growth, growth_scale, growth_exponent, split, pool_size)
-        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):
@@ -168,14 +143,14 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
 
 
 class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
+    _defaults = {"growth_exponent": 0.7}
+
     __doc__ = forest_doc(
         "Purely random forest regressor (Biau, Devroye & Lugosi, 2008), online.",
         _ALGO_DOC + """
     A tree predicts the (smoothed) mean of its leaf; the forest averages its trees (the
     paper's averaging rule for regression, its section 4's local averaging estimates).
 """,
-        _PARAMS_DOC,
-        classifier=False,
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import PurelyRandomForestRegressor
@@ -193,19 +168,6 @@ class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
 """ + _REFERENCES,
     )
 
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        growth: str | int = "consistent",
-        growth_scale: float = 4.0,
-        growth_exponent: float = 0.7,
-        split: str = "scale_invariant",
-        pool_size: int = 16,
-        **shared,
-    ):
-        self._set_purely_random(growth, growth_scale, growth_exponent, split, pool_size)
-        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 from river import base, drift
 
 from ._core._stream_partition import StreamPartitionTree
-from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_int, forest_doc
+from ._forest import ForestClassifier, ForestRegressor, forest_doc, shared_doc
+from ._params import Param, Parametrized, boolean, floats, ints, one_of, schedule
 
 __all__ = ["StreamPartitionForestClassifier", "StreamPartitionForestRegressor"]
 
@@ -19,115 +19,6 @@ _FRINGE_AUTO = 2**31 - 1
 _BEFORE_30 = {"splitter": "points", "honest": True, "leaf_prediction": "majority",
               "grace_period": 50.0, "split_confidence": 0.01, "tie_threshold": 0.05}
 
-
-_PARAMS_DOC = """
-    splitter
-        How a fringe leaf finds its split. ``"gaussian"`` (default since 0.3.0): per-class
-        Gaussian summaries of each candidate feature (weight, mean, variance, range), and
-        every ``grace_period`` of structure weight the best of ``candidate_points`` thresholds
-        per feature, evenly inside the range, scored by information gain on the class weights
-        the Gaussians put on each side; the leaf splits once the Hoeffding bound separates
-        the best feature from the runner-up (MOA's Hoeffding trees). ``"points"``: the paper's
-        candidate thresholds, the values of the leaf's first ``candidate_points`` structure
-        points, with the alpha/beta rules (``alpha``, ``alpha_growth``, ``beta`` and
-        ``min_gain`` as ShouldSplit's tau apply to it only).
-    honest
-        True: each point goes to the structure stream or to the estimation stream (the
-        paper's separation, behind its consistency theorem). False (default since 0.3.0):
-        every point is both, so a leaf learns from every sample; the partition then depends
-        on the labels the leaves predict from, which theorem 1 does not cover.
-    leaf_prediction
-        ``"majority"``: the leaf's class histogram (the paper's). ``"naive_bayes"``: at a
-        fringe leaf, the histogram as prior times the Gaussian likelihoods of its candidate
-        features (each variance at least (1% of the feature's range)^2). ``"adaptive"``
-        (default since 0.3.0): naive Bayes where it has predicted the leaf's points better
-        than the majority class so far (MOA's NBAdaptive). Naive Bayes needs
-        ``splitter="gaussian"``; a leaf outside the fringe predicts its histogram.
-    grace_period
-        Gaussian splitter: the structure weight a fringe leaf sees between two split checks
-        (MOA's 50). With the default Poisson(10) weights, about every 5 samples.
-    split_confidence
-        Gaussian splitter: delta of the Hoeffding bound eps = sqrt(R^2 ln(1/delta) / 2n),
-        R = log2(classes), n the leaf's structure weight. MOA's is 0.01; 0.1 was chosen on the
-        few-samples tuning streams.
-    tie_threshold
-        Gaussian splitter: split at the best candidate when eps falls below it, however
-        close the runner-up (MOA's 0.05).
-    structure_fraction
-        Probability that a tree sends a point to its structure stream (the points that choose
-        the splits); the rest go to its estimation stream (the points its leaves predict
-        from). Drawn independently in each tree. The paper's code uses one half, and so does
-        the default.
-    max_features
-        Features a split tries (every forest's ``max_features``), here their mean: a leaf
-        entering the fringe tries min(1 + Poisson(max_features - 1), d) distinct features,
-        drawn uniformly (d: the tree's features); the paper's lambda is ``max_features - 1``.
-        The paper used lambda = 1 and 10 on offline data; on streams where a few features matter a leaf must try most of them.
-        In the defaults benchmark (mean of seven streams) lambda = 16 scored 86.55%, 9 85.50%
-        (Agrawal 96.9% against 94.2%), 32 86.46% at 40% more memory; lambda = 1 never passed
-        82%.
-    candidate_points
-        Thresholds per candidate feature. Gaussian splitter: that many, evenly inside the
-        range seen (MOA's 10; 5 was chosen on the few-samples tuning streams). Points
-        splitter: m, a leaf's first m structure points give the thresholds (x <= value goes
-        left); 5 scored 86.55% and the paper's 10 86.41% at twice the fringe's memory.
-    min_gain
-        tau: a leaf splits when a valid candidate's information gain (bits, on structure
-        points) exceeds it (ShouldSplit). The paper's 0.001 (5.1); 0.01 and 0.05 moved the
-        mean by less than 0.3 point.
-    alpha
-        alpha(0): a candidate split is valid once each of its sides holds
-        alpha(d) = alpha * alpha_growth^d estimation points, d the leaf's depth (the root's
-        is 0). Small values split early, which a stream rewards: 2 beat 5, 10 and 25 (the best
-        at 5 scored 85.13%); 1 fell to 85.21% (Agrawal: 85.4%, splits on too little data).
-    alpha_growth
-        The growth rate of alpha(d). The paper's consistency needs alpha(d) -> infinity with
-        d / alpha(d) -> 0: any rate above 1 gives it; 1 keeps alpha fixed (not consistent).
-        The paper's 1.1 (section 5.1) scored as well as 1.01 (86.55% against 86.51%).
-    beta
-        beta(d) = beta * alpha(d) (beta >= 1): a leaf holding beta(d) estimation points splits
-        at its next structure point if it has a valid candidate, whatever the gain
-        (MustSplit), so no branch stops growing. The paper used 4 to 10,000; 4 scored 86.55%,
-        1000 86.03%.
-    max_active_leaves
-        The bounded fringe (section 3.6): at most this many leaves of a tree collect split
-        statistics; the others keep only their class histogram. When a leaf splits, the
-        inactive leaves with the largest p(A) e(A) (share of the estimation points times
-        error of their majority class) take the free places. A fringe leaf costs
-        about 32 * m * k * n_classes bytes, k its features (about 17 at the default lambda;
-        the class count is rounded up to a power of two in memory): the fringe is most of the
-        model's memory, within ``memory_budget``. An int is the paper's fixed fringe: with a
-        large ``memory_budget`` it leaves most of the budget unused, as the fringe, not the
-        budget, then stops the tree's growth.
-        ``"auto"``: no count, the tree's share of ``memory_budget`` decides. Leaves enter the
-        fringe while their statistics fit beside the tree's nodes; as the tree grows its nodes
-        take the room and the fringe shrinks. A leaf that waits outside a full fringe takes
-        the place of the active leaf of smallest p(A) e(A) when its own is more than twice
-        as large (a pure leaf, or one that no longer sees data, would otherwise keep its place
-        for ever), checked after each split and every 1,000 of a tree's sample weight. Twice
-        the budget then buys about twice the fringe. With ``memory_budget=None`` nothing
-        bounds the fringe but ``max_nodes``. The classifier's default is ``"auto"``, the
-        regressor's 256 (not ranked with long streams yet): on the benchmark's tuning half,
-        long streams included, ``"auto"`` ranked first, ahead of 256 and 128, by the first
-        20,000 rows of every stream as well as by the long streams' last tenth
-        (``python -m benchmarks experiment defaults``).
-"""
-
-_OVERRIDES = {
-    "aggregation": _SHARED_DOC["aggregation"] + """ Here averaging is the default: a vote
-        of a few trees moves in coarse steps, and the paper's vote was less accurate
-        (the documentation's stream-partitioning page gives the measurement).""",
-    "memory_budget": _SHARED_DOC["memory_budget"] + """ The fringe is
-        most of a tree's bytes: a leaf enters it only if its candidate statistics fit, and a
-        full tree empties it; its leaves keep learning their class histograms. The fringe
-        needs room of its own, so the forest stops short of the budget.""",
-    "smoothing": _SHARED_DOC["smoothing"].replace(
-        "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
-        "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
-        "Every node counts\n        the estimation points that pass through it; a new leaf starts with the estimation\n"
-        "        histogram its split collected. ``smoothing=0`` (default) is the paper's leaf\n"
-        "        estimate."),
-}
 
 _ALGO_DOC = """
     Since 0.3.0 the defaults learn as MOA's adaptive random forest learns (chosen on streams
@@ -171,71 +62,110 @@ _REFERENCES = """
 """
 
 
-#: the paper's parameters, shared by the classifier and the regressor
-_PAPER_PARAMS = ("structure_fraction", "max_features", "candidate_points", "min_gain", "alpha",
-                 "alpha_growth", "beta", "max_active_leaves")
+def _fringe(max_active_leaves, forest) -> dict:
+    auto = isinstance(max_active_leaves, str) and max_active_leaves == "auto"
+    return {"max_active": _FRINGE_AUTO if auto else int(max_active_leaves)}
 
 
-def _check_paper_params(forest) -> None:
-    """Validate the paper's parameters of a stream-partitioning forest (set on it)."""
-    check_float("structure_fraction", forest.structure_fraction, 0.0, low_inclusive=False)
-    if forest.structure_fraction >= 1.0:
-        raise ValueError(
-            "structure_fraction must be < 1 (the leaves need estimation points), "
-            f"got {forest.structure_fraction!r}"
-        )
-    check_float("max_features", forest.max_features, 1.0, high=101.0)
-    check_int("candidate_points", forest.candidate_points, 1, 10_000)
-    check_float("min_gain", forest.min_gain, 0.0)
-    check_float("alpha", forest.alpha, 0.0, low_inclusive=False)
-    check_float("alpha_growth", forest.alpha_growth, 1.0, high=10.0)
-    check_float("beta", forest.beta, 1.0)
-    if not (isinstance(forest.max_active_leaves, str) and forest.max_active_leaves == "auto"):
-        if isinstance(forest.max_active_leaves, str):
-            raise ValueError("max_active_leaves must be 'auto' or an int >= 1, "
-                             f"got {forest.max_active_leaves!r}")
-        check_int("max_active_leaves", forest.max_active_leaves, 1, 2**30)
-    if not isinstance(forest.honest, (bool, np.bool_)):
-        raise ValueError(f"honest must be True or False, got {forest.honest!r}")
-
-
-def _paper_tree_params(forest) -> dict:
-    """The compiled tree's parameters for the paper's parameters of a forest."""
-    return dict(
-        structure_fraction=float(forest.structure_fraction),
-        candidate_features=float(forest.max_features) - 1.0,
-        candidate_points=int(forest.candidate_points),
-        min_gain=float(forest.min_gain),
-        alpha=float(forest.alpha),
-        alpha_growth=float(forest.alpha_growth),
-        beta=float(forest.beta),
-        max_active=(_FRINGE_AUTO if forest.max_active_leaves == "auto"
-                    else int(forest.max_active_leaves)),
-        honest=bool(forest.honest),
-    )
-
-
-class _PaperParams:
-    """The paper's parameters, shared by the classifier and the regressor: set, checked and
-    handed to the compiled tree once."""
+class _PaperParams(Parametrized):
+    """The paper's parameters, shared by the classifier and the regressor (the regressor's
+    words for them: its ``_docs``)."""
 
     _tree_class = StreamPartitionTree
+    _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
+                 "features_per_tree": 256}
+    _budget_margin = 0.03
 
-    def _set_paper(self, structure_fraction, max_features, candidate_points, min_gain, alpha,
-                   alpha_growth, beta, max_active_leaves, honest) -> None:
-        self.structure_fraction = structure_fraction
-        self.max_features = max_features
-        self.candidate_points = candidate_points
-        self.min_gain = min_gain
-        self.alpha = alpha
-        self.alpha_growth = alpha_growth
-        self.beta = beta
-        self.max_active_leaves = max_active_leaves
-        self.honest = honest
-        _check_paper_params(self)
+    structure_fraction: float = Param(
+        default=0.5, tree="structure_fraction", cast=float,
+        check=floats(0.0, low_inclusive=False, below=(1.0, "the leaves need estimation points")),
+        doc="""
+        Probability that a tree sends a point to its structure stream (the points that choose
+        the splits); the rest go to its estimation stream (the points its leaves predict
+        from). Drawn independently in each tree. The paper's code uses one half, and so does
+        the default.""")
+    max_features: float = Param(
+        default=17.0, check=floats(1.0, high=101.0),
+        tree=lambda mean, forest: {"candidate_features": float(mean) - 1.0},
+        doc="""
+        Features a split tries (every forest's ``max_features``), here their mean: a leaf
+        entering the fringe tries min(1 + Poisson(max_features - 1), d) distinct features,
+        drawn uniformly (d: the tree's features); the paper's lambda is ``max_features - 1``.
+        The paper used lambda = 1 and 10 on offline data; on streams where a few features matter a leaf must try most of them.
+        In the defaults benchmark (mean of seven streams) lambda = 16 scored 86.55%, 9 85.50%
+        (Agrawal 96.9% against 94.2%), 32 86.46% at 40% more memory; lambda = 1 never passed
+        82%.""")
+    candidate_points: int = Param(
+        default=5, check=ints(1, 10_000), tree="candidate_points", cast=int,
+        doc="""
+        Thresholds per candidate feature. Gaussian splitter: that many, evenly inside the
+        range seen (MOA's 10; 5 was chosen on the few-samples tuning streams). Points
+        splitter: m, a leaf's first m structure points give the thresholds (x <= value goes
+        left); 5 scored 86.55% and the paper's 10 86.41% at twice the fringe's memory.""")
+    min_gain: float = Param(
+        default=0.001, check=floats(0.0), tree="min_gain", cast=float,
+        doc="""
+        tau: a leaf splits when a valid candidate's information gain (bits, on structure
+        points) exceeds it (ShouldSplit). The paper's 0.001 (5.1); 0.01 and 0.05 moved the
+        mean by less than 0.3 point.""")
+    alpha: float = Param(
+        default=2.0, check=floats(0.0, low_inclusive=False), tree="alpha", cast=float,
+        doc="""
+        alpha(0): a candidate split is valid once each of its sides holds
+        alpha(d) = alpha * alpha_growth^d estimation points, d the leaf's depth (the root's
+        is 0). Small values split early, which a stream rewards: 2 beat 5, 10 and 25 (the best
+        at 5 scored 85.13%); 1 fell to 85.21% (Agrawal: 85.4%, splits on too little data).""")
+    alpha_growth: float = Param(
+        default=1.1, check=floats(1.0, high=10.0), tree="alpha_growth", cast=float,
+        doc="""
+        The growth rate of alpha(d). The paper's consistency needs alpha(d) -> infinity with
+        d / alpha(d) -> 0: any rate above 1 gives it; 1 keeps alpha fixed (not consistent).
+        The paper's 1.1 (section 5.1) scored as well as 1.01 (86.55% against 86.51%).""")
+    beta: float = Param(
+        default=4.0, check=floats(1.0), tree="beta", cast=float,
+        doc="""
+        beta(d) = beta * alpha(d) (beta >= 1): a leaf holding beta(d) estimation points splits
+        at its next structure point if it has a valid candidate, whatever the gain
+        (MustSplit), so no branch stops growing. The paper used 4 to 10,000; 4 scored 86.55%,
+        1000 86.03%.""")
+    max_active_leaves: int | str = Param(
+        default="auto", check=schedule("auto", ints(1, 2**30), says="an int >= 1"), tree=_fringe,
+        doc="""
+        The bounded fringe (section 3.6): at most this many leaves of a tree collect split
+        statistics; the others keep only their class histogram. When a leaf splits, the
+        inactive leaves with the largest p(A) e(A) (share of the estimation points times
+        error of their majority class) take the free places. A fringe leaf costs
+        about 32 * m * k * n_classes bytes, k its features (about 17 at the default lambda;
+        the class count is rounded up to a power of two in memory): the fringe is most of the
+        model's memory, within ``memory_budget``. An int is the paper's fixed fringe: with a
+        large ``memory_budget`` it leaves most of the budget unused, as the fringe, not the
+        budget, then stops the tree's growth.
+        ``"auto"``: no count, the tree's share of ``memory_budget`` decides. Leaves enter the
+        fringe while their statistics fit beside the tree's nodes; as the tree grows its nodes
+        take the room and the fringe shrinks. A leaf that waits outside a full fringe takes
+        the place of the active leaf of smallest p(A) e(A) when its own is more than twice
+        as large (a pure leaf, or one that no longer sees data, would otherwise keep its place
+        for ever), checked after each split and every 1,000 of a tree's sample weight. Twice
+        the budget then buys about twice the fringe. With ``memory_budget=None`` nothing
+        bounds the fringe but ``max_nodes``. The classifier's default is ``"auto"``, the
+        regressor's 256 (not ranked with long streams yet): on the benchmark's tuning half,
+        long streams included, ``"auto"`` ranked first, ahead of 256 and 128, by the first
+        20,000 rows of every stream as well as by the long streams' last tenth
+        (``python -m benchmarks experiment defaults``).""")
+    honest: bool = Param(
+        default=False, check=boolean(numpy=True), tree="honest", cast=bool,
+        doc="""
+        True: each point goes to the structure stream or to the estimation stream (the
+        paper's separation, behind its consistency theorem). False (default since 0.3.0):
+        every point is both, so a leaf learns from every sample; the partition then depends
+        on the labels the leaves predict from, which theorem 1 does not cover.""")
 
-    def _tree_params(self):
-        return _paper_tree_params(self)
+    _docs = {
+        "memory_budget": shared_doc("memory_budget") + """ The fringe is
+        most of a tree's bytes: a leaf enters it only if its candidate statistics fit, and a
+        full tree empties it; its leaves keep learning their class histograms. The fringe
+        needs room of its own, so the forest stops short of the budget.""",
+    }
 
     @property
     def n_splits(self) -> int:
@@ -243,27 +173,77 @@ class _PaperParams:
         return sum(t.splits for t in self._core.trees)
 
 
-def _params_doc(names) -> str:
-    """The entries of `_PARAMS_DOC` for these parameters, in its order."""
-    import re
+def _check_leaves(name, value, forest):
+    _leaf_choices(name, value, forest)
+    if value != "majority" and forest.splitter != "gaussian":
+        raise ValueError(f"leaf_prediction={value!r} reads the Gaussian summaries: "
+                         "it needs splitter='gaussian'")
 
-    parts = re.split(r"\n(?=    [a-z_]+\n)", _PARAMS_DOC.strip("\n"))
-    keep = [p for p in parts if p.strip().split("\n")[0] in names]
-    return "\n" + "\n".join(keep)
+
+_leaf_choices = one_of(*_LEAVES)
 
 
 class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
-    _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
-                 "features_per_tree": 256}
-    _budget_margin = 0.03
     _legacy_defaults = _BEFORE_30
+
+    splitter: str = Param(
+        default="gaussian", check=one_of(*_SPLITTERS), after="max_active_leaves",
+        tree=lambda splitter, forest: {"splitter": _SPLITTERS[splitter]},
+        doc="""
+        How a fringe leaf finds its split. ``"gaussian"`` (default since 0.3.0): per-class
+        Gaussian summaries of each candidate feature (weight, mean, variance, range), and
+        every ``grace_period`` of structure weight the best of ``candidate_points`` thresholds
+        per feature, evenly inside the range, scored by information gain on the class weights
+        the Gaussians put on each side; the leaf splits once the Hoeffding bound separates
+        the best feature from the runner-up (MOA's Hoeffding trees). ``"points"``: the paper's
+        candidate thresholds, the values of the leaf's first ``candidate_points`` structure
+        points, with the alpha/beta rules (``alpha``, ``alpha_growth``, ``beta`` and
+        ``min_gain`` as ShouldSplit's tau apply to it only).""")
+    leaf_prediction: str = Param(
+        default="adaptive", check=_check_leaves, after="honest",
+        tree=lambda leaves, forest: {"leaf_prediction": _LEAVES[leaves]},
+        doc="""
+        ``"majority"``: the leaf's class histogram (the paper's). ``"naive_bayes"``: at a
+        fringe leaf, the histogram as prior times the Gaussian likelihoods of its candidate
+        features (each variance at least (1% of the feature's range)^2). ``"adaptive"``
+        (default since 0.3.0): naive Bayes where it has predicted the leaf's points better
+        than the majority class so far (MOA's NBAdaptive). Naive Bayes needs
+        ``splitter="gaussian"``; a leaf outside the fringe predicts its histogram.""")
+    grace_period: float = Param(
+        default=50.0, check=floats(0.0, low_inclusive=False), tree="grace_period", cast=float,
+        after="leaf_prediction",
+        doc="""
+        Gaussian splitter: the structure weight a fringe leaf sees between two split checks
+        (MOA's 50). With the default Poisson(10) weights, about every 5 samples.""")
+    split_confidence: float = Param(
+        default=0.1, check=floats(0.0, low_inclusive=False, high=1.0), tree="split_confidence",
+        cast=float, after="grace_period",
+        doc="""
+        Gaussian splitter: delta of the Hoeffding bound eps = sqrt(R^2 ln(1/delta) / 2n),
+        R = log2(classes), n the leaf's structure weight. MOA's is 0.01; 0.1 was chosen on the
+        few-samples tuning streams.""")
+    tie_threshold: float = Param(
+        default=0.05, check=floats(0.0), tree="tie_threshold", cast=float,
+        after="split_confidence",
+        doc="""
+        Gaussian splitter: split at the best candidate when eps falls below it, however
+        close the runner-up (MOA's 0.05).""")
+
+    _docs = {
+        "aggregation": shared_doc("aggregation") + """ Here averaging is the default: a vote
+        of a few trees moves in coarse steps, and the paper's vote was less accurate
+        (the documentation's stream-partitioning page gives the measurement).""",
+        "smoothing": shared_doc("smoothing").replace(
+            "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
+            "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
+            "Every node counts\n        the estimation points that pass through it; a new leaf starts with the estimation\n"
+            "        histogram its split collected. ``smoothing=0`` (default) is the paper's leaf\n"
+            "        estimate."),
+    }
 
     __doc__ = forest_doc(
         "Online random forest with stream partitioning (Denil, Matheson & de Freitas, 2013).",
         _ALGO_DOC,
-        _PARAMS_DOC,
-        classifier=True,
-        overrides=_OVERRIDES,
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import StreamPartitionForestClassifier
@@ -281,56 +261,6 @@ class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
     Accuracy: 99.04%
 """ + _REFERENCES,
     )
-
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        structure_fraction: float = 0.5,
-        max_features: float = 17.0,
-        candidate_points: int = 5,
-        min_gain: float = 0.001,
-        alpha: float = 2.0,
-        alpha_growth: float = 1.1,
-        beta: float = 4.0,
-        max_active_leaves: int | str = "auto",
-        splitter: str = "gaussian",
-        honest: bool = False,
-        leaf_prediction: str = "adaptive",
-        grace_period: float = 50.0,
-        split_confidence: float = 0.1,
-        tie_threshold: float = 0.05,
-        **shared,
-    ):
-        self.splitter = splitter
-        self.leaf_prediction = leaf_prediction
-        self.grace_period = grace_period
-        self.split_confidence = split_confidence
-        self.tie_threshold = tie_threshold
-        if splitter not in _SPLITTERS:
-            raise ValueError(f"splitter must be 'points' or 'gaussian', got {splitter!r}")
-        if leaf_prediction not in _LEAVES:
-            raise ValueError("leaf_prediction must be 'majority', 'naive_bayes' or 'adaptive', "
-                             f"got {leaf_prediction!r}")
-        if leaf_prediction != "majority" and splitter != "gaussian":
-            raise ValueError(f"leaf_prediction={leaf_prediction!r} reads the Gaussian summaries: "
-                             "it needs splitter='gaussian'")
-        check_float("grace_period", grace_period, 0.0, low_inclusive=False)
-        check_float("split_confidence", split_confidence, 0.0, low_inclusive=False, high=1.0)
-        check_float("tie_threshold", tie_threshold, 0.0)
-        self._set_paper(structure_fraction, max_features, candidate_points, min_gain, alpha,
-                        alpha_growth, beta, max_active_leaves, honest)
-        super().__init__(n_estimators, **shared)
-
-    def _tree_params(self):
-        return dict(
-            super()._tree_params(),
-            splitter=_SPLITTERS[self.splitter],
-            leaf_prediction=_LEAVES[self.leaf_prediction],
-            grace_period=float(self.grace_period),
-            split_confidence=float(self.split_confidence),
-            tie_threshold=float(self.tie_threshold),
-        )
 
     @property
     def n_active_leaves(self) -> int:
@@ -353,42 +283,6 @@ class StreamPartitionForestClassifier(_PaperParams, ForestClassifier):
         # the fringe sized by the byte budget
         yield {"n_estimators": 2, "max_active_leaves": "auto", "memory_budget": "1MB", "seed": 5}
 
-
-_REG_PARAMS_DOC = """
-    structure_fraction
-        Probability that a tree sends a point to its structure stream (the points that choose
-        the splits) when ``honest``; the rest go to its estimation stream (the points its
-        leaves average). The paper's code uses one half, and so does the default.
-    max_features
-        Features a split tries, their mean: a leaf entering the fringe tries
-        min(1 + Poisson(max_features - 1), d) distinct features, drawn uniformly (d: the
-        tree's features); the paper's lambda is ``max_features - 1``.
-    candidate_points
-        m: a leaf's first m structure points give the candidate thresholds of each of its
-        features (x <= value goes left).
-    min_gain
-        tau: a leaf splits when a valid candidate decreases the squared error of its
-        structure points by more than this share (1 - (SSE' + SSE'') / SSE, in [0, 1]:
-        free of the targets' scale) (ShouldSplit).
-    alpha
-        alpha(0): a candidate split is valid once each of its sides holds
-        alpha(d) = alpha * alpha_growth^d estimation points, d the leaf's depth.
-    alpha_growth
-        The growth rate of alpha(d); the paper's consistency needs a rate above 1.
-    beta
-        beta(d) = beta * alpha(d): a leaf holding beta(d) estimation points splits at its
-        next structure point if it has a valid candidate, whatever the gain (MustSplit).
-    max_active_leaves
-        The bounded fringe (section 3.6): at most this many leaves of a tree collect split
-        statistics; when a leaf splits, the inactive leaves with the largest p(A) e(A)
-        (share of the estimation points times the squared error of their mean) take the
-        free places. ``"auto"``: as many as the tree's share of ``memory_budget`` holds
-        beside its nodes, a waiting leaf displacing an active one of less than half its
-        p(A) e(A) (see the classifier).
-    honest
-        True: each point goes to the structure stream or to the estimation stream (the
-        paper's separation, behind its consistency theorem). False: every point is both,
-        so a leaf learns from every sample (theorem 1 then no longer applies)."""
 
 _REG_ALGO_DOC = """
     The regression trees of denil2013 (the paper's trees are regression trees as much as
@@ -414,17 +308,48 @@ _REG_ALGO_DOC = """
 
 
 class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
-    _defaults = {"smoothing": 0.0, "subsampling": "poisson", "subsample_rate": 10.0,
-                 "features_per_tree": 256}
-    _budget_margin = 0.03
+    _defaults = {"min_gain": 0.4, "alpha": 80.0, "max_active_leaves": 256}
+    _docs = {
+        "structure_fraction": """
+        Probability that a tree sends a point to its structure stream (the points that choose
+        the splits) when ``honest``; the rest go to its estimation stream (the points its
+        leaves average). The paper's code uses one half, and so does the default.""",
+        "max_features": """
+        Features a split tries, their mean: a leaf entering the fringe tries
+        min(1 + Poisson(max_features - 1), d) distinct features, drawn uniformly (d: the
+        tree's features); the paper's lambda is ``max_features - 1``.""",
+        "candidate_points": """
+        m: a leaf's first m structure points give the candidate thresholds of each of its
+        features (x <= value goes left).""",
+        "min_gain": """
+        tau: a leaf splits when a valid candidate decreases the squared error of its
+        structure points by more than this share (1 - (SSE' + SSE'') / SSE, in [0, 1]:
+        free of the targets' scale) (ShouldSplit).""",
+        "alpha": """
+        alpha(0): a candidate split is valid once each of its sides holds
+        alpha(d) = alpha * alpha_growth^d estimation points, d the leaf's depth.""",
+        "alpha_growth": """
+        The growth rate of alpha(d); the paper's consistency needs a rate above 1.""",
+        "beta": """
+        beta(d) = beta * alpha(d): a leaf holding beta(d) estimation points splits at its
+        next structure point if it has a valid candidate, whatever the gain (MustSplit).""",
+        "max_active_leaves": """
+        The bounded fringe (section 3.6): at most this many leaves of a tree collect split
+        statistics; when a leaf splits, the inactive leaves with the largest p(A) e(A)
+        (share of the estimation points times the squared error of their mean) take the
+        free places. ``"auto"``: as many as the tree's share of ``memory_budget`` holds
+        beside its nodes, a waiting leaf displacing an active one of less than half its
+        p(A) e(A) (see the classifier).""",
+        "honest": """
+        True: each point goes to the structure stream or to the estimation stream (the
+        paper's separation, behind its consistency theorem). False: every point is both,
+        so a leaf learns from every sample (theorem 1 then no longer applies).""",
+    }
 
     __doc__ = forest_doc(
         "Online random forest regressor with stream partitioning (Denil, Matheson & de "
         "Freitas, 2013).",
         _REG_ALGO_DOC,
-        _REG_PARAMS_DOC,
-        classifier=False,
-        overrides={"memory_budget": _OVERRIDES["memory_budget"]},
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import StreamPartitionForestRegressor
@@ -435,24 +360,6 @@ class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
 """ + _REFERENCES,
     )
 
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        structure_fraction: float = 0.5,
-        max_features: float = 17.0,
-        candidate_points: int = 5,
-        min_gain: float = 0.4,
-        alpha: float = 80.0,
-        alpha_growth: float = 1.1,
-        beta: float = 4.0,
-        max_active_leaves: int | str = 256,
-        honest: bool = False,
-        **shared,
-    ):
-        self._set_paper(structure_fraction, max_features, candidate_points, min_gain, alpha,
-                        alpha_growth, beta, max_active_leaves, honest)
-        super().__init__(n_estimators, **shared)
 
     @classmethod
     def _unit_test_params(cls):

@@ -10,7 +10,8 @@ import pandas as pd
 from river import base, drift
 
 from ._core._xforest import XTree
-from ._forest import _SHARED_DOC, ForestClassifier, ForestRegressor, check_float, check_int, forest_doc
+from ._forest import ForestClassifier, ForestRegressor, forest_doc, shared_doc
+from ._params import Param, Parametrized, boolean, check_float, check_int, ints, one_of, optional
 
 __all__ = ["XForestClassifier", "XForestRegressor"]
 
@@ -19,112 +20,12 @@ _TRY = {"sqrt": 1, "log2": 2, None: 4}
 _CRITERIA = {"entropy": 0, "gini": 1}
 _MSE = 2  # the regressor's: CART's squared error
 
-_DEPTH_AND_BATCH_DOC = """
-    max_depth
-        Nodes at this depth stay leaves (the root is at depth 0); None: no limit but
-        ``max_nodes``.
-    batch_size
-        Rows ``learn_one`` buffers before it learns them as one batch: XForest learns in
-        mini-batches, and 100 is the paper's size. ``learn_many`` learns the batch it is
-        given as one batch (after the rows ``learn_one`` buffered, as a batch of their own).
-        Predictions use the trees as they stand; ``flush()`` learns the buffer now."""
-
-_PARAMS_DOC = """
-    max_features
-        Features a split tries, drawn at random among the tree's (scikit-learn's
-        ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
-        (0, 1] (that fraction of d; 0.6, MOA's ARF's share, is the default since 0.3.0) or
-        None (all of them). A drawn feature that is constant at the node does not count, as
-        in scikit-learn. The documentation's XForest page quotes the run that chose 0.6.
-    criterion
-        The impurity a split decreases most: ``"gini"`` (default, scikit-learn's and the
-        paper's) or ``"entropy"``.
-    min_samples_split
-        A node splits only if at least this many distinct rows of the batch reach it (and
-        they are not all of one class). 5 by default since 0.3.0 (the paper's and
-        scikit-learn's: 2; the documentation's XForest page quotes the run that chose it).""" \
-    + _DEPTH_AND_BATCH_DOC + """
-    n_swaps
-        After batch b > 1, with probability 1/b, the forest scores every tree on that batch
-        (accuracy) and replaces its ``n_swaps`` worst trees by new trees grown on that batch
-        alone (algorithm 2). 0 never replaces a tree.
-    bootstrap
-        True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
-        False (default since 0.3.0): every tree learns the batch as it is (the trees then
-        differ by their feature draws), so a split sees every row of a small batch (the
-        documentation's XForest page quotes the run that chose it).
-"""
-
-#: the regressor's: the classifier's parameters but the impurity (its splits decrease the
-#: squared error), with the classifier's defaults (not tuned for regression)
-_REGRESSOR_PARAMS_DOC = """
-    max_features
-        Features a split tries, drawn at random among the tree's (scikit-learn's
-        ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
-        (0, 1] (that fraction of d; 0.6, the classifier's default, is the default) or None
-        (all of them). A drawn feature that is constant at the node does not count, as in
-        scikit-learn.
-    min_samples_split
-        A node splits only if at least this many distinct rows of the batch reach it (and
-        their targets are not all equal). 2 by default, chosen with ``batch_size`` and
-        ``max_features`` (the documentation's XForest page quotes the run).""" \
-    + _DEPTH_AND_BATCH_DOC + """
-    n_swaps
-        After batch b > 1, with probability 1/b, the forest scores every tree on that batch
-        (mean squared error) and replaces its ``n_swaps`` worst trees by new trees grown on
-        that batch alone (algorithm 2). 0 never replaces a tree.
-    bootstrap
-        True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
-        False (default, as the classifier's): every tree learns the batch as it is (the trees
-        then differ by their feature draws), so a split sees every row of a small batch.
-"""
-
-#: the kept rows' entry, the same in both docs
-_KEPT_ROWS_DOC = """    kept_rows
-        Rows a leaf keeps, from the batches that reached it without splitting it, to grow
-        from with the next batch's. 0 (the paper's): a node splits on the rows of the
-        current batch alone, so once a tree has many leaves few of them get
-        ``min_samples_split`` rows of one batch, and the tree all but stops growing however
-        long the stream. k > 0: each leaf that does not split keeps its last k rows (their
-        features and target), and the next batch's rows that reach it join them, so a leaf
-        splits once ``min_samples_split`` rows have reached it over any number of batches:
-        the trees go on growing with the stream until they fill their share of
-        ``memory_budget``. Kept rows count in the budget (a row costs 8 bytes a feature,
-        and 16 more); a tree that is full, or over its budget, drops them. The
-        classifier's default is 4 (``min_samples_split - 1``), ranked first on short and
-        long streams (the documentation's XForest page gives the ranks); the regressor's is
-        0 (not ranked with long streams yet).
-"""
-_PARAMS_DOC += _KEPT_ROWS_DOC
-_REGRESSOR_PARAMS_DOC += _KEPT_ROWS_DOC
-
 _MEMORY_DOC = """ A batch grows the leaves it
         reaches breadth first (all false roots one level, then the next), so when a tree is
         full its last nodes are spread over the batch's leaves; a full tree stops splitting,
         and its leaves keep counting the samples that reach them. Replacements bring fresh
         trees. The rows ``learn_one`` buffers (``batch_size`` rows as wide as the features
         seen) count in the budget too."""
-
-_OVERRIDES = {
-    "memory_budget": _SHARED_DOC["memory_budget"] + """ A node costs
-        36 bytes plus 8 per class (rounded up to a power of two).""" + _MEMORY_DOC,
-    "smoothing": _SHARED_DOC["smoothing"].replace(
-        "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
-        "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
-        "A leaf starts\n        with the batch rows that created it. ``smoothing=0`` is the paper's leaf estimate;\n"
-        "        0.5, the default since 0.2.0, ranked first (the documentation's XForest\n"
-        "        page gives the ranks)."),
-}
-
-_REGRESSOR_OVERRIDES = {
-    "memory_budget": _SHARED_DOC["memory_budget"] + """ A node costs
-        52 bytes (36, and 16 for its sums of targets).""" + _MEMORY_DOC,
-    "smoothing": _SHARED_DOC["smoothing"].replace(
-        "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
-        "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
-        "A leaf starts\n        with the batch rows that created it. ``smoothing=0`` is the leaf's mean, CART's;\n"
-        "        0.5 is the classifier's default."),
-}
 
 _BATCH_NATIVE_DOC = """
     XForest is batch-native: ``learn_many`` is its natural interface, and unlike the other
@@ -189,7 +90,35 @@ _REFERENCES = """
 """
 
 
-class _XForestParams:
+def _check_tried(name, value, forest):
+    if isinstance(value, str) or value is None:
+        if value not in _TRY:
+            raise ValueError(
+                f"max_features must be 'sqrt', 'log2', None, an int >= 1 or a float in "
+                f"(0, 1], got {value!r}")
+    elif isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        check_int(name, value, 1)
+    else:
+        check_float(name, value, 0.0, low_inclusive=False, high=1.0)
+
+
+def _tried(max_features, forest) -> dict:
+    """The compiled `split_features_mode` (`_core/_xforest.pxd`'s TRY_*) and its value."""
+    if isinstance(max_features, str) or max_features is None:
+        mode, value = _TRY[max_features], 0.0
+    elif isinstance(max_features, numbers.Integral):
+        mode, value = 0, float(max_features)
+    else:
+        mode, value = 3, float(max_features)
+    return {"split_features_mode": mode, "split_features": value}
+
+
+def _check_swaps(name, value, forest):
+    n = forest.n_estimators
+    check_int(name, value, 0, int(n) if isinstance(n, numbers.Integral) else None)
+
+
+class _XForestParams(Parametrized):
     """Parameter handling and the batch protocol shared by the XForest classifier and
     regressor (a mixin before `ForestClassifier` / `ForestRegressor`)."""
 
@@ -198,60 +127,64 @@ class _XForestParams:
     #: parameters added since the model files of this format version (`_state._build`): the
     #: values that reproduce the files written before them
     _added_params = {"kept_rows": 0}
+    _defaults = {"smoothing": 0.5, "features_per_tree": 256}
 
-    def _set_xforest(self, n_estimators, max_features, min_samples_split, max_depth, batch_size,
-                     n_swaps, bootstrap, criterion=None, kept_rows=0):
-        """Set and check the parameters both forests take (and the classifier's `criterion`,
-        checked in its place of the order when given)."""
-        self.max_features = max_features
-        self.min_samples_split = min_samples_split
-        self.max_depth = max_depth
-        self.batch_size = batch_size
-        self.n_swaps = n_swaps
-        self.bootstrap = bootstrap
-        self.kept_rows = kept_rows
-        if isinstance(max_features, str) or max_features is None:
-            if max_features not in _TRY:
-                raise ValueError(
-                    f"max_features must be 'sqrt', 'log2', None, an int >= 1 or a float in "
-                    f"(0, 1], got {max_features!r}")
-        elif isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
-            check_int("max_features", max_features, 1)
-        else:
-            check_float("max_features", max_features, 0.0, low_inclusive=False, high=1.0)
-        if criterion is not None and criterion not in _CRITERIA:
-            raise ValueError(f"criterion must be 'gini' or 'entropy', got {criterion!r}")
-        check_int("min_samples_split", min_samples_split, 2, 2**31 - 1)
-        if max_depth is not None:
-            check_int("max_depth", max_depth, 1, 2**31 - 1)
-        check_int("batch_size", batch_size, 1, 2**31 - 1)
-        check_int("n_swaps", n_swaps, 0,
-                  int(n_estimators) if isinstance(n_estimators, numbers.Integral) else None)
-        if not isinstance(bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be True or False, got {bootstrap!r}")
-        check_int("kept_rows", kept_rows, 0, 2**31 - 1)
-
-    def _criterion_code(self) -> int:
-        """The trees' split criterion (`_core/_impurity.pxd`'s CRITERION_*)."""
-        raise NotImplementedError
-
-    def _tree_params(self):
-        mf = self.max_features
-        if isinstance(mf, str) or mf is None:
-            mode, value = _TRY[mf], 0.0
-        elif isinstance(mf, numbers.Integral):
-            mode, value = 0, float(mf)
-        else:
-            mode, value = 3, float(mf)
-        return dict(
-            min_samples_split=int(self.min_samples_split),
-            max_depth=int(self.max_depth or 0),
-            split_features_mode=mode,
-            split_features=value,
-            criterion=self._criterion_code(),
-            bootstrap=bool(self.bootstrap),
-            keep_per_leaf=int(self.kept_rows),
-        )
+    max_features: str | int | float | None = Param(
+        default=0.6, check=_check_tried, tree=_tried,
+        doc="""
+        Features a split tries, drawn at random among the tree's (scikit-learn's
+        ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
+        (0, 1] (that fraction of d; 0.6, MOA's ARF's share, is the default since 0.3.0) or
+        None (all of them). A drawn feature that is constant at the node does not count, as
+        in scikit-learn. The documentation's XForest page quotes the run that chose 0.6.""")
+    min_samples_split: int = Param(
+        default=5, check=ints(2, 2**31 - 1), tree="min_samples_split", cast=int,
+        doc="""
+        A node splits only if at least this many distinct rows of the batch reach it (and
+        they are not all of one class). 5 by default since 0.3.0 (the paper's and
+        scikit-learn's: 2; the documentation's XForest page quotes the run that chose it).""")
+    max_depth: int | None = Param(
+        default=None, check=optional(ints(1, 2**31 - 1)),
+        tree=lambda depth, forest: {"max_depth": int(depth or 0)},
+        doc="""
+        Nodes at this depth stay leaves (the root is at depth 0); None: no limit but
+        ``max_nodes``.""")
+    batch_size: int = Param(
+        default=100, check=ints(1, 2**31 - 1),
+        doc="""
+        Rows ``learn_one`` buffers before it learns them as one batch: XForest learns in
+        mini-batches, and 100 is the paper's size. ``learn_many`` learns the batch it is
+        given as one batch (after the rows ``learn_one`` buffered, as a batch of their own).
+        Predictions use the trees as they stand; ``flush()`` learns the buffer now.""")
+    n_swaps: int = Param(
+        default=1, check=_check_swaps,
+        doc="""
+        After batch b > 1, with probability 1/b, the forest scores every tree on that batch
+        (accuracy) and replaces its ``n_swaps`` worst trees by new trees grown on that batch
+        alone (algorithm 2). 0 never replaces a tree.""")
+    bootstrap: bool = Param(
+        default=False, check=boolean(numpy=True), tree="bootstrap", cast=bool,
+        doc="""
+        True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
+        False (default since 0.3.0): every tree learns the batch as it is (the trees then
+        differ by their feature draws), so a split sees every row of a small batch (the
+        documentation's XForest page quotes the run that chose it).""")
+    kept_rows: int = Param(
+        default=4, check=ints(0, 2**31 - 1), tree="keep_per_leaf", cast=int,
+        doc="""
+        Rows a leaf keeps, from the batches that reached it without splitting it, to grow
+        from with the next batch's. 0 (the paper's): a node splits on the rows of the
+        current batch alone, so once a tree has many leaves few of them get
+        ``min_samples_split`` rows of one batch, and the tree all but stops growing however
+        long the stream. k > 0: each leaf that does not split keeps its last k rows (their
+        features and target), and the next batch's rows that reach it join them, so a leaf
+        splits once ``min_samples_split`` rows have reached it over any number of batches:
+        the trees go on growing with the stream until they fill their share of
+        ``memory_budget``. Kept rows count in the budget (a row costs 8 bytes a feature,
+        and 16 more); a tree that is full, or over its budget, drops them. The
+        classifier's default is 4 (``min_samples_split - 1``), ranked first on short and
+        long streams (the documentation's XForest page gives the ranks); the regressor's is
+        0 (not ranked with long streams yet).""")
 
     def _batch_size(self) -> int:
         return int(self.batch_size)
@@ -310,14 +243,28 @@ class _XForestParams:
 
 
 class XForestClassifier(_XForestParams, ForestClassifier):
-    _defaults = {"smoothing": 0.5, "features_per_tree": 256, "drift_detector": "ADWIN"}
+    _defaults = {"drift_detector": "ADWIN"}
+    _docs = {
+        "memory_budget": shared_doc("memory_budget") + """ A node costs
+        36 bytes plus 8 per class (rounded up to a power of two).""" + _MEMORY_DOC,
+        "smoothing": shared_doc("smoothing").replace(
+            "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
+            "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
+            "A leaf starts\n        with the batch rows that created it. ``smoothing=0`` is the paper's leaf estimate;\n"
+            "        0.5, the default since 0.2.0, ranked first (the documentation's XForest\n"
+            "        page gives the ranks)."),
+    }
+
+    criterion: str = Param(
+        default="gini", check=one_of("gini", "entropy"), after="max_features",
+        tree=lambda criterion, forest: {"criterion": _CRITERIA[criterion]},
+        doc="""
+        The impurity a split decreases most: ``"gini"`` (default, scikit-learn's and the
+        paper's) or ``"entropy"``.""")
 
     __doc__ = forest_doc(
         "The extremely simple streaming forest, XForest (Xu et al.), mini-batch first.",
         _ALGO_DOC,
-        _PARAMS_DOC,
-        classifier=True,
-        overrides=_OVERRIDES,
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import XForestClassifier
@@ -342,27 +289,6 @@ class XForestClassifier(_XForestParams, ForestClassifier):
 """ + _REFERENCES,
     )
 
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        max_features: str | int | float | None = 0.6,
-        criterion: str = "gini",
-        min_samples_split: int = 5,
-        max_depth: int | None = None,
-        batch_size: int = 100,
-        n_swaps: int = 1,
-        bootstrap: bool = False,
-        kept_rows: int = 4,
-        **shared,
-    ):
-        self.criterion = criterion
-        self._set_xforest(n_estimators, max_features, min_samples_split, max_depth, batch_size,
-                          n_swaps, bootstrap, criterion=criterion, kept_rows=kept_rows)
-        super().__init__(n_estimators, **shared)
-
-    def _criterion_code(self) -> int:
-        return _CRITERIA[self.criterion]
 
     def _tree_scores(self, predictions, targets):
         """Accuracy on the batch (the paper's)."""
@@ -388,15 +314,40 @@ class XForestClassifier(_XForestParams, ForestClassifier):
 
 
 class XForestRegressor(_XForestParams, ForestRegressor):
-    _defaults = {"smoothing": 0.5, "features_per_tree": 256}
+    _defaults = {"min_samples_split": 2, "kept_rows": 0}
+    _tree_constants = {"criterion": _MSE}
+    _docs = {
+        "max_features": """
+        Features a split tries, drawn at random among the tree's (scikit-learn's
+        ``max_features``): ``"sqrt"`` (the paper's sqrt(d)), ``"log2"``, an int, a float in
+        (0, 1] (that fraction of d; 0.6, the classifier's default, is the default) or None
+        (all of them). A drawn feature that is constant at the node does not count, as in
+        scikit-learn.""",
+        "min_samples_split": """
+        A node splits only if at least this many distinct rows of the batch reach it (and
+        their targets are not all equal). 2 by default, chosen with ``batch_size`` and
+        ``max_features`` (the documentation's XForest page quotes the run).""",
+        "n_swaps": """
+        After batch b > 1, with probability 1/b, the forest scores every tree on that batch
+        (mean squared error) and replaces its ``n_swaps`` worst trees by new trees grown on
+        that batch alone (algorithm 2). 0 never replaces a tree.""",
+        "bootstrap": """
+        True: each tree learns a resample of each batch drawn with replacement (algorithm 2).
+        False (default, as the classifier's): every tree learns the batch as it is (the trees
+        then differ by their feature draws), so a split sees every row of a small batch.""",
+        "memory_budget": shared_doc("memory_budget") + """ A node costs
+        52 bytes (36, and 16 for its sums of targets).""" + _MEMORY_DOC,
+        "smoothing": shared_doc("smoothing").replace(
+            "A leaf freshly\n        created by a split has seen no data, so it predicts its parent's estimate; with\n"
+            "        ``smoothing=0`` this is a pure back-off to the deepest node with data.",
+            "A leaf starts\n        with the batch rows that created it. ``smoothing=0`` is the leaf's mean, CART's;\n"
+            "        0.5 is the classifier's default."),
+    }
 
     __doc__ = forest_doc(
         "The extremely simple streaming forest, XForest (Xu et al.), for regression, mini-batch "
         "first.",
         _REGRESSOR_ALGO_DOC,
-        _REGRESSOR_PARAMS_DOC,
-        classifier=False,
-        overrides=_REGRESSOR_OVERRIDES,
         examples="""
     >>> from river import datasets, evaluate, metrics
     >>> from river_forests import XForestRegressor
@@ -443,25 +394,6 @@ class XForestRegressor(_XForestParams, ForestRegressor):
 """ + _REFERENCES,
     )
 
-    def __init__(
-        self,
-        n_estimators: int = 10,
-        *,
-        max_features: str | int | float | None = 0.6,
-        min_samples_split: int = 2,
-        max_depth: int | None = None,
-        batch_size: int = 100,
-        n_swaps: int = 1,
-        bootstrap: bool = False,
-        kept_rows: int = 0,
-        **shared,
-    ):
-        self._set_xforest(n_estimators, max_features, min_samples_split, max_depth, batch_size,
-                          n_swaps, bootstrap, kept_rows=kept_rows)
-        super().__init__(n_estimators, **shared)
-
-    def _criterion_code(self) -> int:
-        return _MSE
 
     @property
     def _learned(self) -> bool:

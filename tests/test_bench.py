@@ -312,6 +312,36 @@ def test_a_code_edit_changes_the_key(path, old, new):
     assert _key(edited) != _key(DOCUMENTED)
 
 
+# A forest whose parameters are declared (`river_forests._params`): a declaration's doc and a
+# class's rewording of it (``_docs``) are documentation, its default and its check are code.
+DECLARED = dict(DOCUMENTED, **{"river_forests/forest.py": '''from ._params import Param, ints
+
+
+def wording(name):
+    return "Trees."
+
+
+class Forest:
+    n: int = Param(default=10, check=ints(1), doc="""
+        How many trees.""")
+    _docs = {"n": wording("n") + " Ten by default."}
+'''})
+
+
+@pytest.mark.parametrize("old, new, same", [
+    ("How many trees.", "How many trees, each grown alone.", True),
+    ("Ten by default.", "Ten.", True),
+    ("default=10", "default=12", False),
+    ("ints(1)", "ints(2)", False),
+])
+def test_a_parameter_s_documentation_is_documentation(old, new, same):
+    edited = dict(DECLARED)
+    path = "river_forests/forest.py"
+    assert old in edited[path]
+    edited[path] = edited[path].replace(old, new)
+    assert (_key(edited) == _key(DECLARED)) is same
+
+
 def test_a_new_or_moved_file_changes_the_key():
     assert _key(dict(DOCUMENTED, **{"river_forests/empty.py": ""})) != _key(DOCUMENTED)
     moved = dict(DOCUMENTED)

@@ -127,3 +127,39 @@ def test_model_file_error_is_exported_and_no_estimator():
     assert sorted(ESTIMATORS, key=name_of) == sorted(
         (o for o in exported if isinstance(o, type) and issubclass(o, base.Estimator)), key=name_of)
     assert all(issubclass(cls, BaseForest) for cls in ESTIMATORS)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
+def test_the_constructor_is_a_real_function_of_the_declared_parameters(cls):
+    """The signature river, editors and type checkers read is the ``__init__``'s own (no
+    ``**kwargs`` behind a ``__signature__``), every parameter of it is declared once (with a
+    check and an entry in the docstring, in signature order)."""
+    init = cls.__dict__["__init__"]
+    assert not hasattr(init, "__signature__") and not hasattr(init, "__wrapped__")
+    code = init.__code__
+    names = list(inspect.signature(cls).parameters)
+    assert list(code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount]) == names
+    assert not code.co_flags & inspect.CO_VARKEYWORDS
+    assert list(cls._params) == names
+    documented = [line.strip() for line in cls.__doc__.split("    ----------")[1]
+                  .split("    Examples")[0].split("\n") if line.startswith("    ") and
+                  not line.startswith("     ")]
+    assert documented == names
+
+
+def test_a_default_of_no_parameter_is_refused():
+    with pytest.raises(TypeError, match=r"_defaults of no parameter: \['growht'\]"):
+        class Typo(river_forests.MondrianForestClassifier):
+            _defaults = {"growht": 2.0}
+
+
+def test_a_class_declares_only_what_differs():
+    """A kind's classifier and regressor share its declarations: a default the regressor
+    changes is the regressor's alone, and a parameter one declares is not the other's."""
+    clf, reg = river_forests.MondrianForestClassifier, river_forests.MondrianForestRegressor
+    assert clf._params["growth_scale"].default == 2.0
+    assert reg._params["growth_scale"].default == 0.5
+    assert "leaf_model" not in clf._params and "leaf_model" in reg._params
+    assert clf._params["growth"].doc == reg._params["growth"].doc
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'leaf_model'"):
+        clf(leaf_model="linear")
