@@ -363,29 +363,10 @@ cdef class ForestCore:
         conformal_learn(self.conformal, x, n_features, y, mean, var if var > 0.0 else 0.0)
         return 0
 
-    # ------------------------------------------------------------------ the forest protocol
-    # Replacements and background trees; a forest's after-batch step reaches them through a
+    # ------------------------------------------------------------------ the grove's trees
+    # Replacements, background trees and the drift watch are the grove's (`_grove.pxd`),
+    # which acts on the watch's verdicts; a forest's after-batch step reaches them through a
     # `BatchStep` (see `_after`).
-
-    def start_background(self, Py_ssize_t i, object make_tree):
-        """`Grove.start_background` under the model's lock."""
-        acquire(self.lock)
-        try:
-            if self.borrowing:
-                self._own()
-            return self.grove.start_background(i, make_tree)
-        finally:
-            release(self.lock)
-
-    def swap_in(self, Py_ssize_t i, object make_tree):
-        """`Grove.swap_in` under the model's lock."""
-        acquire(self.lock)
-        try:
-            if self.borrowing:
-                self._own()
-            return self.grove.swap_in(i, make_tree)
-        finally:
-            release(self.lock)
 
     def replace_tree(self, Py_ssize_t i, object make_tree):
         """Replace tree `i` by `make_tree(seed)`, seeded as the forest's next replacement
@@ -399,34 +380,22 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    # ------------------------------------------------------------------ drift adaptation
-    # The forest's drift watch (`_watch.pxd`) decides; the forest acts on its verdicts, since
-    # the trees, their seeds and their shares of the budget are the forest's.
-
     def set_watch(self, object drift_detector, object warning_detector=None,
                   int swap_rule=SWAP_AT_DRIFT, Py_ssize_t log_size=1000):
         """Watch every tree with fresh copies of `drift_detector` and `warning_detector` (None:
-        stop watching; `DriftWatch.set_detectors`); counts and log start afresh."""
+        stop watching; `Grove.set_watch`); counts and log start afresh."""
         acquire(self.lock)
         try:
-            self.grove.version += 1
-            self.grove.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
+            self.grove.set_watch(drift_detector, warning_detector, swap_rule, log_size)
         finally:
             release(self.lock)
 
     def set_watch_state(self, dict watch):
-        """Restore the detectors' state (`DriftWatch.state`'s ``"watch"``; a merge joins its
-        forests', `DriftWatch.joined`), keeping the background trees. It is checked first: a
-        state that does not describe detectors of this forest's trees raises ValueError and
-        leaves the forest as it was."""
-        cdef DriftWatch new = DriftWatch(len(self.grove.trees))
+        """Restore the detectors' state (`Grove.set_watch_state`: checked first, the
+        background trees kept) under the model's lock."""
         acquire(self.lock)
         try:
-            new.set_state({"background": [None] * len(self.grove.trees), "n_background": 0,
-                           "watch": watch})
-            new.keep_background(self.grove.watch)
-            self.grove.watch = new
-            self.grove.version += 1
+            self.grove.set_watch_state(watch)
         finally:
             release(self.lock)
 
@@ -454,7 +423,6 @@ cdef class ForestCore:
         cdef Py_ssize_t i
         cdef int32_t n_features = <int32_t>X.shape[1]
         cdef const double* x
-        cdef Tree tree
         cdef bint watching = self.grove.watch.watching
         self.grove.version += 1
         for i in range(X.shape[0]):
@@ -463,13 +431,7 @@ cdef class ForestCore:
                 self._calibrate(x, n_features, y[i])
             if watching:
                 self._watch_errors(x, n_features, y[i], NULL)
-            for tree in self.grove.trees:
-                tree.learn_sample(x, n_features, y[i])
-            for tree in self.grove.watch.background:
-                if tree is not None:
-                    tree.learn_sample(x, n_features, y[i])
-            if watching:
-                self.grove.act(make_tree)
+            self.grove.learn_sample(x, n_features, y[i], make_tree)
         return 0
 
     # ------------------------------------------------------------------ the memory budget
@@ -523,7 +485,6 @@ cdef class ForestCore:
         background trees and replacements its detectors start (`set_watch`)."""
         cdef double target
         cdef Py_ssize_t n_features
-        cdef Tree tree
         acquire(self.lock)
         try:
             if self.borrowing:
@@ -543,13 +504,7 @@ cdef class ForestCore:
                 self._watch_errors(self.features.buf, n_features, target, NULL)
             self._keep_walks(n_features)
             self.grove.version += 1
-            for tree in self.grove.trees:
-                tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            for tree in self.grove.watch.background:
-                if tree is not None:
-                    tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            if self.grove.watch.watching:
-                self.grove.act(make_tree)
+            self.grove.learn_sample(self.features.buf, <int32_t>n_features, target, make_tree)
         finally:
             release(self.lock)
 
@@ -593,11 +548,9 @@ cdef class ForestCore:
         learns the rows one at a time (`_learn_rows_watched`); a forest that learns in batches
         has each tree's errors on the rows taken before the batch and seen by the detectors,
         row by row, once it is learned."""
-        cdef Py_ssize_t i, t, n_trees = len(self.grove.trees)
+        cdef Py_ssize_t n_out = self._n_out()
         cdef const double[:, ::1] rows
         cdef const double[::1] targets
-        cdef double[:, ::1] ev
-        cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
         if (self.grove.watch.watching or self.conformal != NULL) and self.batcher.size == 0:
             self._learn_rows_watched(X, y, make_tree)
@@ -606,7 +559,7 @@ cdef class ForestCore:
             targets = y
             self.grove.version += 1
             # each tree's answers, if this batch was just predicted
-            known = self.batcher.knows(X, self._n_out(), self.grove.version)
+            known = self.batcher.knows(X, n_out, self.grove.version)
             if self.conformal != NULL and self.grove.fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
                 # before the batch (the batch just predicted, or predicted now)
@@ -616,21 +569,11 @@ cdef class ForestCore:
             if not self.grove.watch.watching:
                 self.grove.learn_rows(X, y, executor, n_tasks)
             else:
-                errors = np.empty((rows.shape[0], 2 * n_trees + 1))
-                ev = errors
-                if known and self.batcher.pred is not None:
-                    answers = self.batcher.pred
-                else:
-                    known = False
-                for i in range(rows.shape[0]):
-                    self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
-                                       row_of(answers, i) if known else NULL)
-                    self.grove.watch.keep_errors(ev[i])
-                background = list(self.grove.watch.background)
-                self.grove.learn_rows(X, y, executor, n_tasks)
-            for i in range(rows.shape[0] if self.grove.watch.watching else 0):
-                self.grove.watch.restore_errors(ev[i], background)
-                self.grove.act(make_tree)
+                if n_out > 0:
+                    self._reserve(n_out)
+                self.grove.learn_watched_batch(X, y, self.batcher.pred if known else None,
+                                               n_out, self.classifier, self.tmp, executor,
+                                               n_tasks, make_tree)
         else:
             self.grove.learn_rows(X, y, executor, n_tasks)
         self.grove.version += 1

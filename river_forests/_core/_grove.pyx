@@ -1,10 +1,14 @@
 """The grove (see `_grove.pxd`): the forest's trees, their replacements, background trees and
 shares of the budget."""
 
+from libc.stdint cimport int32_t
+
+import numpy as np
+
 from ._budget cimport (budget_background_bytes, budget_init, budget_set_state, budget_share,
                        budget_tree_bytes)
 from ._random cimport rng_seed
-from ._tree cimport Tree
+from ._tree cimport Tree, row_of
 from ._watch cimport WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
 
 from ._random import tree_seed
@@ -114,6 +118,70 @@ cdef class Grove:
                 self.swap_in(t, make_tree)
             elif verdict & WATCH_DROP:
                 self.drop_background(t)
+        return 0
+
+    cdef int set_watch(self, object drift_detector, object warning_detector, int swap_rule,
+                       Py_ssize_t log_size) except -1:
+        """Watch every tree with fresh copies of `drift_detector` and `warning_detector` (None:
+        stop watching; `DriftWatch.set_detectors`); counts and log start afresh."""
+        self.version += 1
+        self.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
+        return 0
+
+    cdef int set_watch_state(self, dict watch) except -1:
+        """Restore the detectors' state (`DriftWatch.state`'s ``"watch"``; a merge joins its
+        forests', `DriftWatch.joined`), keeping the background trees. It is checked first: a
+        state that does not describe detectors of these trees raises ValueError and leaves
+        the grove as it was."""
+        cdef DriftWatch new = DriftWatch(len(self.trees))
+        new.set_state({"background": [None] * len(self.trees), "n_background": 0,
+                       "watch": watch})
+        new.keep_background(self.watch)
+        self.watch = new
+        self.version += 1
+        return 0
+
+    cdef int learn_sample(self, const double* x, int32_t n_features, double y,
+                          object make_tree) except -1:
+        """Every tree, then every background tree, learns row `x` (`Tree.learn_sample`); then,
+        with detectors, the grove acts on their verdicts (`act`). The watch has taken each
+        tree's error on the row before (`DriftWatch.errors`)."""
+        cdef Tree tree
+        for tree in self.trees:
+            tree.learn_sample(x, n_features, y)
+        for tree in self.watch.background:
+            if tree is not None:
+                tree.learn_sample(x, n_features, y)
+        if self.watch.watching:
+            self.act(make_tree)
+        return 0
+
+    cdef int learn_watched_batch(self, object X, object y, object answers, Py_ssize_t n_out,
+                                 bint classifier, double* tmp, object executor,
+                                 Py_ssize_t n_tasks, object make_tree) except -1:
+        """Learn a batch `X`, `y` (`learn_rows`) with the detectors watching: each tree's
+        errors on the rows are taken before the batch (`answers`: each tree's answer to each
+        row when the batch was just predicted, else None and the trees predict; `tmp`:
+        `n_out` doubles of scratch), then seen by the detectors row by row once it is
+        learned, the grove acting on their verdicts after each row."""
+        cdef Py_ssize_t i
+        cdef const double[:, ::1] rows = X
+        cdef const double[::1] targets = y
+        cdef const double[:, ::1] known
+        cdef bint have = answers is not None
+        errors = np.empty((rows.shape[0], 2 * len(self.trees) + 1))
+        cdef double[:, ::1] ev = errors
+        if have:
+            known = answers
+        for i in range(rows.shape[0]):
+            self.watch.errors(self.trees, row_of(rows, i), targets[i],
+                              row_of(known, i) if have else NULL, n_out, classifier, tmp)
+            self.watch.keep_errors(ev[i])
+        background = list(self.watch.background)
+        self.learn_rows(X, y, executor, n_tasks)
+        for i in range(rows.shape[0]):
+            self.watch.restore_errors(ev[i], background)
+            self.act(make_tree)
         return 0
 
     cdef int rebudget(self, list names, Py_ssize_t n_labels, Py_ssize_t batch_size) except -1:
