@@ -4,7 +4,7 @@ from cpython.pythread cimport PyThread_type_lock
 
 from ._batcher cimport Batcher
 from ._cache cimport RowCache
-from ._conformal cimport Conformal
+from ._conformal cimport Calibrator
 from ._features cimport FeatureRegistry
 from ._grove cimport Grove
 from ._labels cimport LabelRegistry
@@ -27,8 +27,8 @@ cdef class ForestCore:
                                              # batches, its count, its last predicted batch
     # --- the last one-sample prediction, each tree's answer (test-then-train reuses it) ---
     cdef RowCache cache                      # see `_cache.pxd`
-    # --- prediction intervals (`set_intervals`, regression): a compiled calibrator ---
-    cdef Conformal* conformal                # NULL: no intervals
+    cdef readonly Calibrator calibrator      # prediction intervals (`set_intervals`,
+                                             # regression): the struct, or none
 
     cdef int _own(self) except -1
     cdef dict _forest_state(self)

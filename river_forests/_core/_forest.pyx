@@ -28,9 +28,8 @@ import numpy as np
 from ._batcher cimport Batcher
 from ._budget cimport Budget, budget_get_state, budget_stale
 from ._checks cimport is_int
-from ._conformal cimport (conformal_delete, conformal_from_state, conformal_get_state,
-                          conformal_interval, conformal_intervals, conformal_learn,
-                          conformal_learn_batch, conformal_nbytes, conformal_new, Conformal)
+from ._conformal cimport (Calibrator, conformal_interval, conformal_intervals,
+                          conformal_learn_batch)
 from ._cache cimport (cache_answers, cache_free, cache_holds, cache_init, cache_nbytes,
                       cache_remember)
 from ._features cimport FeatureRegistry
@@ -176,29 +175,28 @@ cdef class ForestCore:
         self._reserve(8)
         self.batcher = Batcher(batch_size)
         cache_init(&self.cache)
-        self.conformal = NULL
+        self.calibrator = Calibrator()
 
     def __dealloc__(self):
         free_lock(self.lock)
         PyMem_Free(self.acc)
         PyMem_Free(self.tmp)
         cache_free(&self.cache)
-        conformal_delete(self.conformal)
 
     def __sizeof__(self):
-        """The core's own bytes: the object, its scratch rows, the cached prediction and the
-        calibrator (the trees, the registries and the other parts are objects of their own).
-        The label registry, the batcher and the grove were fields of the core until they
-        became parts: river's measure of a model (which every budget's `fixed` part, saved
-        with the model, was taken from) counts them as those fields still, not as objects
-        (`PART_FIELDS` less the pointers the core holds)."""
+        """The core's own bytes: the object, its scratch rows and the cached prediction (the
+        trees, the registries and the other parts are objects of their own). The label
+        registry, the batcher and the grove were fields of the core until they became parts:
+        river's measure of a model (which every budget's `fixed` part, saved with the model,
+        was taken from) counts them as those fields still, not as objects (`PART_FIELDS` less
+        the pointers the core holds); the calibrator, a pointer field then, counts as that
+        pointer (which the core holds now) and its struct (the object's own bytes less)."""
         cdef size_t n = object.__sizeof__(self) + 2 * self.scratch * sizeof(double)
         n += cache_nbytes(&self.cache, len(self.grove.trees))
         n += PART_FIELDS - 3 * sizeof(void*)
         n -= sys.getsizeof(self.targets) + sys.getsizeof(self.batcher) + sys.getsizeof(self.grove)
-        if self.conformal != NULL:
-            n += sizeof(Conformal) + conformal_nbytes(self.conformal)
-        return n
+        n += self.calibrator.__sizeof__() - object.__sizeof__(self.calibrator)  # its struct
+        return n - sys.getsizeof(self.calibrator)
 
     cdef int _reserve(self, Py_ssize_t n) except -1:
         cdef void* a
@@ -286,7 +284,7 @@ cdef class ForestCore:
                 "n_batches": self.batcher.n_batches, "batch_size": self.batcher.size,
                 "rng": (g.rng.s0, g.rng.s1, g.rng.s2, g.rng.s3),
                 **self.batcher.buffered(), **g.watch.state(), **budget_get_state(&g.memory),
-                "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
+                "intervals": self.calibrator.state()}
 
     def set_forest_state(self, dict state):
         """Restore `forest_state`'s dict (a merge's, or a forest's given other trees: the
@@ -305,19 +303,18 @@ cdef class ForestCore:
 
     cdef int _set_forest_state(self, dict state, bint borrow) except -1:
         cdef DriftWatch watch = DriftWatch(len(self.grove.trees))
-        cdef Conformal* calibrator = NULL
+        cdef Calibrator calibrator = None
         watch.set_state(state, borrow, len(self.features.names))
         if state["intervals"] is not None:
             if self.classifier:
                 raise ValueError("only a regressor has an interval calibrator")
-            calibrator = conformal_from_state(state["intervals"])
+            calibrator = Calibrator(state["intervals"])
         self.grove.set_state(state, watch)
         self.batcher.set_state(state)
         self.borrowing = any(t.borrowed is not None for t in self.grove.trees + watch.background
                              if t is not None)
-        if calibrator != NULL:
-            conformal_delete(self.conformal)
-            self.conformal = calibrator
+        if calibrator is not None:
+            self.calibrator = calibrator
         self.rebudget()
         return 0
 
@@ -329,10 +326,8 @@ cdef class ForestCore:
         miscoverage `alpha`, or none (`alpha` = 0)."""
         acquire(self.lock)
         try:
-            conformal_delete(self.conformal)
-            self.conformal = NULL
-            if alpha > 0.0 and not self.classifier:
-                self.conformal = conformal_new(alpha, gamma, <int32_t>window, lr, lr_beta)
+            self.calibrator.set(alpha if not self.classifier else 0.0, gamma, <int32_t>window,
+                                lr, lr_beta)
         finally:
             release(self.lock)
 
@@ -341,7 +336,7 @@ cdef class ForestCore:
         """The calibrator's state (a dict; None without intervals), for inspection."""
         acquire(self.lock)
         try:
-            return None if self.conformal == NULL else conformal_get_state(self.conformal)
+            return self.calibrator.state()
         finally:
             release(self.lock)
 
@@ -349,19 +344,13 @@ cdef class ForestCore:
         """Before the trees learn row (x, y): the calibrator learns from the forest's
         prediction of it (once a tree has learned something), the last one-sample prediction's when it was of this row and nothing
         was learned since (test-then-train), else predicted now."""
-        cdef double mean, var
         if not self.grove.fitted():  # nothing predicted this row: no error to learn from
             return 0
         if self._cached(x, n_features, 2):
-            mean = self.cache.mean
-            var = self.cache.second - mean * mean
-        else:
-            self._reserve(2)
-            self._aggregate(x, 2, False)
-            mean = self.acc[0]
-            var = self.acc[1] - mean * mean
-        conformal_learn(self.conformal, x, n_features, y, mean, var if var > 0.0 else 0.0)
-        return 0
+            return self.calibrator.learn(x, n_features, y, self.cache.mean, self.cache.second)
+        self._reserve(2)
+        self._aggregate(x, 2, False)
+        return self.calibrator.learn(x, n_features, y, self.acc[0], self.acc[1])
 
     # ------------------------------------------------------------------ the grove's trees
     # Replacements, background trees and the drift watch are the grove's (`_grove.pxd`),
@@ -427,7 +416,7 @@ cdef class ForestCore:
         self.grove.version += 1
         for i in range(X.shape[0]):
             x = row_of(X, i)
-            if self.conformal != NULL:
+            if self.calibrator.c != NULL:
                 self._calibrate(x, n_features, y[i])
             if watching:
                 self._watch_errors(x, n_features, y[i], NULL)
@@ -498,7 +487,7 @@ cdef class ForestCore:
                 if self.batcher.add(self.features.buf, n_features, target):
                     self._flush(executor, n_tasks, after, make_tree)
                 return
-            if self.conformal != NULL:
+            if self.calibrator.c != NULL:
                 self._calibrate(self.features.buf, n_features, target)
             if self.grove.watch.watching:
                 self._watch_errors(self.features.buf, n_features, target, NULL)
@@ -552,20 +541,20 @@ cdef class ForestCore:
         cdef const double[:, ::1] rows
         cdef const double[::1] targets
         cdef const double[:, ::1] agg
-        if (self.grove.watch.watching or self.conformal != NULL) and self.batcher.size == 0:
+        if (self.grove.watch.watching or self.calibrator.c != NULL) and self.batcher.size == 0:
             self._learn_rows_watched(X, y, make_tree)
-        elif self.grove.watch.watching or self.conformal != NULL:
+        elif self.grove.watch.watching or self.calibrator.c != NULL:
             rows = X
             targets = y
             self.grove.version += 1
             # each tree's answers, if this batch was just predicted
             known = self.batcher.knows(X, n_out, self.grove.version)
-            if self.conformal != NULL and self.grove.fitted():
+            if self.calibrator.c != NULL and self.grove.fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
                 # before the batch (the batch just predicted, or predicted now)
                 agg = self.batcher.agg if known and self.batcher.agg is not None \
                     else self._predict_rows(rows, False)
-                conformal_learn_batch(self.conformal, rows, targets, agg)
+                conformal_learn_batch(self.calibrator.c, rows, targets, agg)
             if not self.grove.watch.watching:
                 self.grove.learn_rows(X, y, executor, n_tasks)
             else:
@@ -745,14 +734,12 @@ cdef class ForestCore:
         cdef Py_ssize_t n
         acquire(self.lock)
         try:
-            if self.conformal == NULL:
-                raise ValueError("this forest has no interval calibrator")
+            self.calibrator.need()
             n = self._predict_value(x)
             mean = self.acc[0]
             var = self.acc[1] - mean * mean
             var = var if var > 0.0 else 0.0
-            conformal_interval(self.conformal, self.features.buf, n,
-                               mean, var, &lo, &hi)
+            conformal_interval(self.calibrator.c, self.features.buf, n, mean, var, &lo, &hi)
             return mean, var, lo, hi
         finally:
             release(self.lock)
@@ -837,12 +824,11 @@ cdef class ForestCore:
         before it is learned)."""
         acquire(self.lock)
         try:
-            if self.conformal == NULL:
-                raise ValueError("this forest has no interval calibrator")
+            self.calibrator.need()
             rows = self.features.place(values, names, False)
             out = np.empty((rows.shape[0], 4))
             out[:, :2] = self._predict_rows(rows)
-            conformal_intervals(self.conformal, rows, out)
+            conformal_intervals(self.calibrator.c, rows, out)
             return out
         finally:
             release(self.lock)
@@ -884,7 +870,7 @@ cdef class ForestCore:
         next (`_learn_batch_rows`); a larger batch is predicted again there. `keep` False:
         no cache is kept nor dropped (the calibrator's look at a batch it learns)."""
         cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.grove.trees)
-        cdef bint record = keep and (self.grove.watch.watching or self.conformal != NULL) \
+        cdef bint record = keep and (self.grove.watch.watching or self.calibrator.c != NULL) \
             and self.batcher.size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
         cdef bint trees = record and self.grove.watch.watching
         cdef double[:, ::1] answers
@@ -908,7 +894,7 @@ cdef class ForestCore:
             if not self.classifier:
                 view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
         if record:
-            self.batcher.keep(X, pred, out.copy() if self.conformal != NULL else None, n_out,
+            self.batcher.keep(X, pred, out.copy() if self.calibrator.c != NULL else None, n_out,
                               self.grove.version)
         return out
 
