@@ -42,7 +42,6 @@ cdef class ForestCore:
                         bint keep=*) except -1
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X, bint keep=*)
-    cdef object _predict_tree_rows(self, const double[:, ::1] X)
     cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
                            const double* preds) except -1
     cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1

@@ -433,10 +433,7 @@ cdef class ForestCore:
         its tree's; shared out at once (`rebudget`)."""
         acquire(self.lock)
         try:
-            self.grove.memory.total = total
-            self.grove.memory.fixed = fixed
-            self.grove.memory.slots = slots
-            self.grove.memory.background_share = background_share
+            self.grove.set_budget(total, fixed, slots, background_share)
             self.rebudget()
         finally:
             release(self.lock)
@@ -712,10 +709,7 @@ cdef class ForestCore:
         (`Tree.credit`), as an array one cell a column; negative sums are kept."""
         acquire(self.lock)
         try:
-            out = np.zeros(len(self.features.names), dtype=np.float64)
-            for tree in self.grove.trees:
-                tree.add_importances(out)
-            return out
+            return self.grove.importances(len(self.features.names))
         finally:
             release(self.lock)
 
@@ -795,16 +789,13 @@ cdef class ForestCore:
         added or changed; rows buffered by `learn_one` are dropped (they belong to the task
         the statistics came from). Features not known to the forest are ignored, as at
         prediction; new labels are registered."""
-        cdef Tree tree
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
             rows, targets = self._checked_rows(values, names, ys, False)
             self.batcher.drop()
-            self.grove.version += 1
-            for tree in self.grove.trees:
-                tree.refit_rows(rows, targets)
+            self.grove.refit_rows(rows, targets)
         finally:
             release(self.lock)
 
@@ -841,7 +832,8 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             rows = self.features.place(values, names, False)
-            return self._predict_tree_rows(rows), list(self.targets.labels)
+            return (self.grove.predict_rows(rows, self._n_out(), self.classifier),
+                    list(self.targets.labels))
         finally:
             release(self.lock)
 
@@ -898,22 +890,6 @@ cdef class ForestCore:
                               self.grove.version)
         return out
 
-    cdef object _predict_tree_rows(self, const double[:, ::1] X):
-        """(n_trees, n, n_out): each tree's `predict` of each row (variance for regression)."""
-        cdef Py_ssize_t t, i, n = X.shape[0], n_out = self._n_out()
-        cdef Tree tree
-        out = np.zeros((len(self.grove.trees), n, n_out), dtype=np.float64)
-        cdef double[:, :, ::1] view = out
-        if n_out == 0 or n == 0:
-            return out
-        for t in range(len(self.grove.trees)):
-            tree = <Tree>self.grove.trees[t]
-            with nogil:
-                for i in range(n):
-                    tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
-                    if not self.classifier:
-                        view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
-        return out
 
 
 
@@ -953,7 +929,8 @@ cdef class BatchStep:
 
     def predict_trees(self, const double[:, ::1] rows):
         """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
-        return self._forest()._predict_tree_rows(rows)
+        cdef ForestCore core = self._forest()
+        return core.grove.predict_rows(rows, core._n_out(), core.classifier)
 
     def replace_tree(self, Py_ssize_t i, object make_tree, object rows=None, object targets=None):
         """Put a new tree in place of tree `i`: `make_tree(seed)`, seeded as the forest's next

@@ -41,6 +41,11 @@ cdef class Grove:
     cdef int learn_watched_batch(self, object X, object y, object answers, Py_ssize_t n_out,
                                  bint classifier, double* tmp, object executor,
                                  Py_ssize_t n_tasks, object make_tree) except -1
+    cdef int set_budget(self, long long total, long long fixed, double slots,
+                        double background_share) except -1
+    cdef object predict_rows(self, const double[:, ::1] X, Py_ssize_t n_out, bint classifier)
+    cdef int refit_rows(self, object rows, object targets) except -1
+    cdef object importances(self, Py_ssize_t n_columns)
     cdef int rebudget(self, list names, Py_ssize_t n_labels, Py_ssize_t batch_size) except -1
     cdef long long tree_cap(self, Py_ssize_t i)
     cdef int own(self, Py_ssize_t columns) except -1

@@ -184,6 +184,52 @@ cdef class Grove:
             self.act(make_tree)
         return 0
 
+    cdef int set_budget(self, long long total, long long fixed, double slots,
+                        double background_share) except -1:
+        """The forest's budget (`_budget.pxd`): `total` bytes, `fixed` of them outside the
+        trees, the rest in `slots` shares, a background tree borrowing `background_share` of
+        its tree's; the caller shares it out (`rebudget`)."""
+        self.memory.total = total
+        self.memory.fixed = fixed
+        self.memory.slots = slots
+        self.memory.background_share = background_share
+        return 0
+
+    cdef object predict_rows(self, const double[:, ::1] X, Py_ssize_t n_out, bint classifier):
+        """(n_trees, n, n_out): each tree's `predict` of each row (for regression, `n_out` = 2
+        and the second output the variance)."""
+        cdef Py_ssize_t t, i, n = X.shape[0]
+        cdef Tree tree
+        out = np.zeros((len(self.trees), n, n_out), dtype=np.float64)
+        cdef double[:, :, ::1] view = out
+        if n_out == 0 or n == 0:
+            return out
+        for t in range(len(self.trees)):
+            tree = <Tree>self.trees[t]
+            with nogil:
+                for i in range(n):
+                    tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
+                    if not classifier:
+                        view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
+        return out
+
+    cdef int refit_rows(self, object rows, object targets) except -1:
+        """Every tree forgets its nodes' statistics and counts `rows` along their paths
+        (`Tree.refit_rows`)."""
+        cdef Tree tree
+        self.version += 1
+        for tree in self.trees:
+            tree.refit_rows(rows, targets)
+        return 0
+
+    cdef object importances(self, Py_ssize_t n_columns):
+        """Each of `n_columns` columns' summed credit over the trees (`Tree.add_importances`;
+        background trees left out)."""
+        out = np.zeros(n_columns, dtype=np.float64)
+        for tree in self.trees:
+            tree.add_importances(out)
+        return out
+
     cdef int rebudget(self, list names, Py_ssize_t n_labels, Py_ssize_t batch_size) except -1:
         """Share the budget out again (`budget_share`, for registries of `names` and
         `n_labels` labels) and give each tree its cap: a tree over its new share sheds nodes
