@@ -35,7 +35,8 @@ directives = {
 MODULES = [
     "_random", "_checks", "_features", "_pool", "_tree", "_boxtree", "_mondrian", "_purely_random",
     "_stream_partition", "_splitter", "_xforest", "_hull", "_bsp", "_adwin", "_conformal",
-    "_budget", "_watch", "_labels", "_cache", "_batcher", "_grove", "_forest", "_mapping",
+    "_budget", "_watch", "_labels", "_cache", "_batcher", "_grove", "_aggregator", "_forest",
+    "_mapping",
 ]
 
 # The generated C depends on the directives, which cythonize does not track: regenerate it

@@ -190,14 +190,15 @@ def test_the_label_registry_checks_a_whole_batch_before_it_registers_a_label():
 
 @pytest.mark.skipif(sys.maxsize < 2**63 - 1, reason="the layout pinned is 64-bit CPython's")
 def test_the_core_and_its_parts_count_as_the_core_did():
-    """The label registry, the batcher and the grove, objects of their own now, count in
-    river's measure of a model as the fields of the core they were: the core and these parts
-    weigh what the core object weighed before them (416 bytes), so a budget's `fixed` part,
-    measured then and saved with a model, means the same bytes (and a new model's is the
-    same)."""
+    """The label registry, the batcher, the grove and the calibrator, objects of their own
+    now, count in river's measure of a model as the fields of the core they were: the core and
+    these parts weigh what the core object weighed before them (416 bytes), so a budget's
+    `fixed` part, measured then and saved with a model, means the same bytes (and a new
+    model's is the same)."""
     core = MondrianForestClassifier(n_estimators=2, seed=0)._core
     scratch = 2 * 8 * 8  # two scratch rows of 8 doubles, nothing cached yet
     parts = sys.getsizeof(core.targets) + sys.getsizeof(core.batcher) + sys.getsizeof(core.grove)
+    parts += sys.getsizeof(core.calibrator)
     assert core.__sizeof__() + parts == 416 + scratch
     assert type(core).__basicsize__ < 416
 

@@ -1,5 +1,5 @@
 """Test-then-train walks each tree once: the learn of a row takes the walk its prediction
-just left (`Tree.route`, `ForestCore._keep_walks`), and gives exactly the model the plain
+just left (`Tree.route`, `Aggregator.keep_walks`), and gives exactly the model the plain
 calls give, whatever comes between the prediction and the learn."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 # the aggregate of a regression), kept so that test-then-train, which predicts a row and then
 # learns it, does not predict it twice: the learn takes the trees' walks, their answers for the
 # detectors and the aggregate for the interval calibrator from here while nothing was learned
-# since. A plain struct the forest core holds (no object of its own: it adds nothing to the
-# bytes river counts of a model) and the functions that drive it; they assume the forest's lock.
+# since. A plain struct the aggregator holds (`_aggregator.pxd`) and the functions that drive
+# it; they assume the forest's lock.
 
 from ._features cimport FeatureRegistry
 
@@ -23,7 +23,7 @@ ctypedef struct RowCache:
     bint recorded            # `pred` holds that prediction's answers
     unsigned long long tag   # that prediction's tag: each tree it walked keeps it
                              # (`Tree.walk_tag`) with its walk, which the learn of the same
-                             # row takes (`ForestCore._keep_walks`)
+                             # row takes (`Aggregator.keep_walks`)
 
 
 cdef void cache_init(RowCache* c) noexcept

@@ -81,3 +81,16 @@ cdef int conformal_learn_batch(Conformal* c, const double[:, ::1] rows,
                                const double[::1] targets, const double[:, ::1] agg) except -1
 cdef int conformal_intervals(const Conformal* c, const double[:, ::1] rows,
                              double[:, ::1] out) except -1
+
+
+cdef class Calibrator:
+    # The interval calibrator as a part of the forest core (`_forest.pxd`): it owns the struct
+    # (made, restored, freed) and counts its bytes; the core drives it under the model's lock.
+    cdef Conformal* c                        # NULL: no intervals
+
+    cdef int set(self, double alpha, double gamma, int32_t window, double lr,
+                 double lr_beta) except -1
+    cdef object state(self)
+    cdef int need(self) except -1
+    cdef int learn(self, const double* x, Py_ssize_t n_features, double y, double mean,
+                   double second) except -1

@@ -378,3 +378,46 @@ cdef int conformal_intervals(const Conformal* c, const double[:, ::1] rows,
         out[i, 2] = lo
         out[i, 3] = hi
     return 0
+
+
+cdef class Calibrator:
+    """A forest regressor's interval calibrator (`_conformal.pxd`), or none (`c` NULL):
+    a fresh one (`set`), or one restored from `conformal_get_state`'s dict (`Calibrator(state)`,
+    checked first: a state that does not describe a calibrator raises ValueError)."""
+
+    def __cinit__(self, dict state=None):
+        self.c = NULL if state is None else conformal_from_state(state)
+
+    def __dealloc__(self):
+        conformal_delete(self.c)
+
+    def __sizeof__(self):
+        """The object and the calibrator's struct and arrays."""
+        return object.__sizeof__(self) + (0 if self.c == NULL
+                                          else sizeof(Conformal) + conformal_nbytes(self.c))
+
+    cdef int set(self, double alpha, double gamma, int32_t window, double lr,
+                 double lr_beta) except -1:
+        """A fresh calibrator of nominal miscoverage `alpha`, or none (`alpha` <= 0)."""
+        conformal_delete(self.c)
+        self.c = NULL
+        if alpha > 0.0:
+            self.c = conformal_new(alpha, gamma, window, lr, lr_beta)
+        return 0
+
+    cdef object state(self):
+        """`conformal_get_state`'s dict; None without a calibrator."""
+        return None if self.c == NULL else conformal_get_state(self.c)
+
+    cdef int need(self) except -1:
+        """Raise ValueError without a calibrator (an interval was asked for)."""
+        if self.c == NULL:
+            raise ValueError("this forest has no interval calibrator")
+        return 0
+
+    cdef int learn(self, const double* x, Py_ssize_t n_features, double y, double mean,
+                   double second) except -1:
+        """Learn row (x, y) from the forest's prediction of it before it is learned: its mean
+        and its second moment (`conformal_learn`, the variance clipped at 0)."""
+        cdef double var = second - mean * mean
+        return conformal_learn(self.c, x, n_features, y, mean, var if var > 0.0 else 0.0)

@@ -2,9 +2,9 @@
 
 from cpython.pythread cimport PyThread_type_lock
 
+from ._aggregator cimport Aggregate
 from ._batcher cimport Batcher
-from ._cache cimport RowCache
-from ._conformal cimport Conformal
+from ._conformal cimport Calibrator
 from ._features cimport FeatureRegistry
 from ._grove cimport Grove
 from ._labels cimport LabelRegistry
@@ -19,16 +19,13 @@ cdef class ForestCore:
     cdef readonly bint vote                  # aggregate by majority vote instead of averaging
     cdef bint borrowing                      # a tree reads a memory-mapped file (`_own`)
     cdef PyThread_type_lock lock             # held by every public method (see _lock.pxd)
-    cdef double* acc                         # scratch: the aggregated prediction
-    cdef double* tmp                         # scratch: one tree's prediction
-    cdef Py_ssize_t scratch                  # allocated length of `acc` and `tmp`
 
     cdef readonly Batcher batcher            # learn_one's buffer of a forest that learns in
                                              # batches, its count, its last predicted batch
-    # --- the last one-sample prediction, each tree's answer (test-then-train reuses it) ---
-    cdef RowCache cache                      # see `_cache.pxd`
-    # --- prediction intervals (`set_intervals`, regression): a compiled calibrator ---
-    cdef Conformal* conformal                # NULL: no intervals
+    cdef Aggregate agg                       # the trees' answers aggregated, and the last
+                                             # one-sample prediction (`_aggregator.pxd`)
+    cdef readonly Calibrator calibrator      # prediction intervals (`set_intervals`,
+                                             # regression): the struct, or none
 
     cdef int _own(self) except -1
     cdef dict _forest_state(self)
@@ -37,17 +34,8 @@ cdef class ForestCore:
     cpdef int rebudget(self) except -1
     cdef int _check_budget(self) except -1
     cdef tuple _checked_rows(self, values, list names, list ys, bint register_features)
-    cdef int _reserve(self, Py_ssize_t n) except -1
-    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=*,
-                        bint keep=*) except -1
     cdef Py_ssize_t _n_out(self)
     cdef object _predict_rows(self, const double[:, ::1] X, bint keep=*)
-    cdef object _predict_tree_rows(self, const double[:, ::1] X)
-    cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
-                           const double* preds) except -1
-    cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1
-    cdef int _keep_walks(self, Py_ssize_t n_features) except -1
-    cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1
     cdef Py_ssize_t _predict_value(self, dict x) except -1
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,

@@ -3,9 +3,10 @@
 Python overhead is paid once per sample (one dict walk, one label lookup); the trees are then
 driven through their compiled `learn_sample` / `predict` methods.
 
-The core routes rows through its parts and aggregates the trees' answers; each part owns its
-state and its checks: the feature and label registries (`_features.pxd`, `_labels.pxd`), the
-prediction cache (`_cache.pxd`), the batcher (`_batcher.pxd`), the grove (`_grove.pxd`: the
+The core routes rows through its parts; each part owns its state and its checks: the
+feature and label registries (`_features.pxd`, `_labels.pxd`), the aggregator
+(`_aggregator.pxd`: the trees' answers aggregated, and the last one-sample prediction in the
+prediction cache, `_cache.pxd`), the batcher (`_batcher.pxd`), the grove (`_grove.pxd`: the
 trees, their seeds, replacements and shares of the memory budget, `_budget.pxd`) with its
 drift watch (`_watch.pxd`: detectors, background trees, duels), and the interval calibrator
 (`_conformal.pxd`). Its saved state (`forest_state`) is its parts' keys; the Python layer
@@ -18,21 +19,20 @@ so one model can be shared by threads: one learning while others predict or pick
 methods whose name starts with an underscore assume the lock is held.
 """
 
-from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport int32_t
 
 import sys
 
 import numpy as np
 
+from ._aggregator cimport (agg_cached, agg_free, agg_init, agg_keep_walks, agg_nbytes,
+                           agg_predict_row, agg_predict_rows, agg_reserve, agg_row,
+                           agg_watch_errors)
 from ._batcher cimport Batcher
 from ._budget cimport Budget, budget_get_state, budget_stale
 from ._checks cimport is_int
-from ._conformal cimport (conformal_delete, conformal_from_state, conformal_get_state,
-                          conformal_interval, conformal_intervals, conformal_learn,
-                          conformal_learn_batch, conformal_nbytes, conformal_new, Conformal)
-from ._cache cimport (cache_answers, cache_free, cache_holds, cache_init, cache_nbytes,
-                      cache_remember)
+from ._conformal cimport (Calibrator, conformal_interval, conformal_intervals,
+                          conformal_learn_batch)
 from ._features cimport FeatureRegistry
 from ._labels cimport LabelRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
@@ -170,52 +170,28 @@ cdef class ForestCore:
         self.vote = vote
         self.features = features if features is not None else FeatureRegistry(max_width)
         self.targets = LabelRegistry(classifier, labels)
-        self.acc = NULL
-        self.tmp = NULL
-        self.scratch = 0
-        self._reserve(8)
         self.batcher = Batcher(batch_size)
-        cache_init(&self.cache)
-        self.conformal = NULL
+        agg_init(&self.agg)
+        self.calibrator = Calibrator()
 
     def __dealloc__(self):
         free_lock(self.lock)
-        PyMem_Free(self.acc)
-        PyMem_Free(self.tmp)
-        cache_free(&self.cache)
-        conformal_delete(self.conformal)
+        agg_free(&self.agg)
 
     def __sizeof__(self):
-        """The core's own bytes: the object, its scratch rows, the cached prediction and the
-        calibrator (the trees, the registries and the other parts are objects of their own).
-        The label registry, the batcher and the grove were fields of the core until they
-        became parts: river's measure of a model (which every budget's `fixed` part, saved
-        with the model, was taken from) counts them as those fields still, not as objects
-        (`PART_FIELDS` less the pointers the core holds)."""
-        cdef size_t n = object.__sizeof__(self) + 2 * self.scratch * sizeof(double)
-        n += cache_nbytes(&self.cache, len(self.grove.trees))
+        """The core's own bytes: the object, the aggregator's scratch rows and cached
+        prediction (`agg_nbytes`), and the calibrator's struct (the trees, the registries and
+        the other parts are objects of their own). The label registry, the batcher and the
+        grove were fields of the core until they became parts: river's measure of a model
+        (which every budget's `fixed` part, saved with the model, was taken from) counts them
+        as those fields still, not as objects (`PART_FIELDS` less the pointers the core
+        holds); the calibrator, a pointer field then, counts as that pointer (which the core
+        holds now) and its struct."""
+        cdef size_t n = object.__sizeof__(self) + agg_nbytes(&self.agg, len(self.grove.trees))
         n += PART_FIELDS - 3 * sizeof(void*)
         n -= sys.getsizeof(self.targets) + sys.getsizeof(self.batcher) + sys.getsizeof(self.grove)
-        if self.conformal != NULL:
-            n += sizeof(Conformal) + conformal_nbytes(self.conformal)
-        return n
-
-    cdef int _reserve(self, Py_ssize_t n) except -1:
-        cdef void* a
-        cdef void* b
-        if n <= self.scratch:
-            return 0
-        n = max(n, 2 * self.scratch)
-        a = PyMem_Realloc(self.acc, n * sizeof(double))
-        if a == NULL:
-            raise MemoryError()
-        self.acc = <double*>a
-        b = PyMem_Realloc(self.tmp, n * sizeof(double))
-        if b == NULL:
-            raise MemoryError()
-        self.tmp = <double*>b
-        self.scratch = n
-        return 0
+        n += self.calibrator.__sizeof__() - object.__sizeof__(self.calibrator)  # its struct
+        return n - sys.getsizeof(self.calibrator)
 
     def __reduce__(self):
         return (core_from_snapshot, (self.snapshot(),))
@@ -286,7 +262,7 @@ cdef class ForestCore:
                 "n_batches": self.batcher.n_batches, "batch_size": self.batcher.size,
                 "rng": (g.rng.s0, g.rng.s1, g.rng.s2, g.rng.s3),
                 **self.batcher.buffered(), **g.watch.state(), **budget_get_state(&g.memory),
-                "intervals": None if self.conformal == NULL else conformal_get_state(self.conformal)}
+                "intervals": self.calibrator.state()}
 
     def set_forest_state(self, dict state):
         """Restore `forest_state`'s dict (a merge's, or a forest's given other trees: the
@@ -305,19 +281,18 @@ cdef class ForestCore:
 
     cdef int _set_forest_state(self, dict state, bint borrow) except -1:
         cdef DriftWatch watch = DriftWatch(len(self.grove.trees))
-        cdef Conformal* calibrator = NULL
+        cdef Calibrator calibrator = None
         watch.set_state(state, borrow, len(self.features.names))
         if state["intervals"] is not None:
             if self.classifier:
                 raise ValueError("only a regressor has an interval calibrator")
-            calibrator = conformal_from_state(state["intervals"])
+            calibrator = Calibrator(state["intervals"])
         self.grove.set_state(state, watch)
         self.batcher.set_state(state)
         self.borrowing = any(t.borrowed is not None for t in self.grove.trees + watch.background
                              if t is not None)
-        if calibrator != NULL:
-            conformal_delete(self.conformal)
-            self.conformal = calibrator
+        if calibrator is not None:
+            self.calibrator = calibrator
         self.rebudget()
         return 0
 
@@ -329,10 +304,8 @@ cdef class ForestCore:
         miscoverage `alpha`, or none (`alpha` = 0)."""
         acquire(self.lock)
         try:
-            conformal_delete(self.conformal)
-            self.conformal = NULL
-            if alpha > 0.0 and not self.classifier:
-                self.conformal = conformal_new(alpha, gamma, <int32_t>window, lr, lr_beta)
+            self.calibrator.set(alpha if not self.classifier else 0.0, gamma, <int32_t>window,
+                                lr, lr_beta)
         finally:
             release(self.lock)
 
@@ -341,51 +314,28 @@ cdef class ForestCore:
         """The calibrator's state (a dict; None without intervals), for inspection."""
         acquire(self.lock)
         try:
-            return None if self.conformal == NULL else conformal_get_state(self.conformal)
+            return self.calibrator.state()
         finally:
             release(self.lock)
 
     cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1:
         """Before the trees learn row (x, y): the calibrator learns from the forest's
-        prediction of it (once a tree has learned something), the last one-sample prediction's when it was of this row and nothing
-        was learned since (test-then-train), else predicted now."""
-        cdef double mean, var
+        prediction of it (once a tree has learned something): the last one-sample
+        prediction's when it was of this row and nothing was learned since
+        (test-then-train), else predicted now."""
         if not self.grove.fitted():  # nothing predicted this row: no error to learn from
             return 0
-        if self._cached(x, n_features, 2):
-            mean = self.cache.mean
-            var = self.cache.second - mean * mean
-        else:
-            self._reserve(2)
-            self._aggregate(x, 2, False)
-            mean = self.acc[0]
-            var = self.acc[1] - mean * mean
-        conformal_learn(self.conformal, x, n_features, y, mean, var if var > 0.0 else 0.0)
-        return 0
+        if agg_cached(&self.agg, self.grove, self.features, x, n_features, 2):
+            return self.calibrator.learn(x, n_features, y, self.agg.cache.mean,
+                                         self.agg.cache.second)
+        agg_reserve(&self.agg, 2)
+        agg_row(&self.agg, self.grove, x, 2, self.vote, self.classifier, False)
+        return self.calibrator.learn(x, n_features, y, self.agg.acc[0], self.agg.acc[1])
 
-    # ------------------------------------------------------------------ the forest protocol
-    # Replacements and background trees; a forest's after-batch step reaches them through a
+    # ------------------------------------------------------------------ the grove's trees
+    # Replacements, background trees and the drift watch are the grove's (`_grove.pxd`),
+    # which acts on the watch's verdicts; a forest's after-batch step reaches them through a
     # `BatchStep` (see `_after`).
-
-    def start_background(self, Py_ssize_t i, object make_tree):
-        """`Grove.start_background` under the model's lock."""
-        acquire(self.lock)
-        try:
-            if self.borrowing:
-                self._own()
-            return self.grove.start_background(i, make_tree)
-        finally:
-            release(self.lock)
-
-    def swap_in(self, Py_ssize_t i, object make_tree):
-        """`Grove.swap_in` under the model's lock."""
-        acquire(self.lock)
-        try:
-            if self.borrowing:
-                self._own()
-            return self.grove.swap_in(i, make_tree)
-        finally:
-            release(self.lock)
 
     def replace_tree(self, Py_ssize_t i, object make_tree):
         """Replace tree `i` by `make_tree(seed)`, seeded as the forest's next replacement
@@ -399,51 +349,24 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    # ------------------------------------------------------------------ drift adaptation
-    # The forest's drift watch (`_watch.pxd`) decides; the forest acts on its verdicts, since
-    # the trees, their seeds and their shares of the budget are the forest's.
-
     def set_watch(self, object drift_detector, object warning_detector=None,
                   int swap_rule=SWAP_AT_DRIFT, Py_ssize_t log_size=1000):
         """Watch every tree with fresh copies of `drift_detector` and `warning_detector` (None:
-        stop watching; `DriftWatch.set_detectors`); counts and log start afresh."""
+        stop watching; `Grove.set_watch`); counts and log start afresh."""
         acquire(self.lock)
         try:
-            self.grove.version += 1
-            self.grove.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
+            self.grove.set_watch(drift_detector, warning_detector, swap_rule, log_size)
         finally:
             release(self.lock)
 
     def set_watch_state(self, dict watch):
-        """Restore the detectors' state (`DriftWatch.state`'s ``"watch"``; a merge joins its
-        forests', `DriftWatch.joined`), keeping the background trees. It is checked first: a
-        state that does not describe detectors of this forest's trees raises ValueError and
-        leaves the forest as it was."""
-        cdef DriftWatch new = DriftWatch(len(self.grove.trees))
+        """Restore the detectors' state (`Grove.set_watch_state`: checked first, the
+        background trees kept) under the model's lock."""
         acquire(self.lock)
         try:
-            new.set_state({"background": [None] * len(self.grove.trees), "n_background": 0,
-                           "watch": watch})
-            new.keep_background(self.grove.watch)
-            self.grove.watch = new
-            self.grove.version += 1
+            self.grove.set_watch_state(watch)
         finally:
             release(self.lock)
-
-    cdef int _watch_errors(self, const double* x, Py_ssize_t n_features, double y,
-                           const double* preds) except -1:
-        """Each tree's error on row `x` (`DriftWatch.errors`). `preds`: each tree's answer to
-        this row (its class or its mean) when already known (a batch predicted, then
-        learned); else the last one-sample prediction's when it was of this row and nothing
-        was learned since (test-then-train predicts, then learns, the same row); else each
-        tree predicts."""
-        cdef Py_ssize_t n_out = self._n_out()
-        if preds == NULL and self.cache.recorded and self._cached(x, n_features, n_out):
-            preds = self.cache.pred
-        if n_out > 0:
-            self._reserve(n_out)
-        return self.grove.watch.errors(self.grove.trees, x, y, preds, n_out, self.classifier,
-                                       self.tmp)
 
     cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
                                  object make_tree) except -1:
@@ -454,22 +377,16 @@ cdef class ForestCore:
         cdef Py_ssize_t i
         cdef int32_t n_features = <int32_t>X.shape[1]
         cdef const double* x
-        cdef Tree tree
         cdef bint watching = self.grove.watch.watching
         self.grove.version += 1
         for i in range(X.shape[0]):
             x = row_of(X, i)
-            if self.conformal != NULL:
+            if self.calibrator.c != NULL:
                 self._calibrate(x, n_features, y[i])
             if watching:
-                self._watch_errors(x, n_features, y[i], NULL)
-            for tree in self.grove.trees:
-                tree.learn_sample(x, n_features, y[i])
-            for tree in self.grove.watch.background:
-                if tree is not None:
-                    tree.learn_sample(x, n_features, y[i])
-            if watching:
-                self.grove.act(make_tree)
+                agg_watch_errors(&self.agg, self.grove, self.features, x, n_features, y[i], NULL,
+                                 self._n_out(), self.classifier)
+            self.grove.learn_sample(x, n_features, y[i], make_tree)
         return 0
 
     # ------------------------------------------------------------------ the memory budget
@@ -482,10 +399,7 @@ cdef class ForestCore:
         its tree's; shared out at once (`rebudget`)."""
         acquire(self.lock)
         try:
-            self.grove.memory.total = total
-            self.grove.memory.fixed = fixed
-            self.grove.memory.slots = slots
-            self.grove.memory.background_share = background_share
+            self.grove.set_budget(total, fixed, slots, background_share)
             self.rebudget()
         finally:
             release(self.lock)
@@ -523,7 +437,6 @@ cdef class ForestCore:
         background trees and replacements its detectors start (`set_watch`)."""
         cdef double target
         cdef Py_ssize_t n_features
-        cdef Tree tree
         acquire(self.lock)
         try:
             if self.borrowing:
@@ -537,19 +450,14 @@ cdef class ForestCore:
                 if self.batcher.add(self.features.buf, n_features, target):
                     self._flush(executor, n_tasks, after, make_tree)
                 return
-            if self.conformal != NULL:
+            if self.calibrator.c != NULL:
                 self._calibrate(self.features.buf, n_features, target)
             if self.grove.watch.watching:
-                self._watch_errors(self.features.buf, n_features, target, NULL)
-            self._keep_walks(n_features)
+                agg_watch_errors(&self.agg, self.grove, self.features, self.features.buf,
+                                 n_features, target, NULL, self._n_out(), self.classifier)
+            agg_keep_walks(&self.agg, self.grove, self.features, n_features)
             self.grove.version += 1
-            for tree in self.grove.trees:
-                tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            for tree in self.grove.watch.background:
-                if tree is not None:
-                    tree.learn_sample(self.features.buf, <int32_t>n_features, target)
-            if self.grove.watch.watching:
-                self.grove.act(make_tree)
+            self.grove.learn_sample(self.features.buf, <int32_t>n_features, target, make_tree)
         finally:
             release(self.lock)
 
@@ -593,44 +501,32 @@ cdef class ForestCore:
         learns the rows one at a time (`_learn_rows_watched`); a forest that learns in batches
         has each tree's errors on the rows taken before the batch and seen by the detectors,
         row by row, once it is learned."""
-        cdef Py_ssize_t i, t, n_trees = len(self.grove.trees)
+        cdef Py_ssize_t n_out = self._n_out()
         cdef const double[:, ::1] rows
         cdef const double[::1] targets
-        cdef double[:, ::1] ev
-        cdef const double[:, ::1] answers
         cdef const double[:, ::1] agg
-        if (self.grove.watch.watching or self.conformal != NULL) and self.batcher.size == 0:
+        if (self.grove.watch.watching or self.calibrator.c != NULL) and self.batcher.size == 0:
             self._learn_rows_watched(X, y, make_tree)
-        elif self.grove.watch.watching or self.conformal != NULL:
+        elif self.grove.watch.watching or self.calibrator.c != NULL:
             rows = X
             targets = y
             self.grove.version += 1
             # each tree's answers, if this batch was just predicted
-            known = self.batcher.knows(X, self._n_out(), self.grove.version)
-            if self.conformal != NULL and self.grove.fitted():
+            known = self.batcher.knows(X, n_out, self.grove.version)
+            if self.calibrator.c != NULL and self.grove.fitted():
                 # the calibrator learns each row, in order, from the forest's prediction of it
                 # before the batch (the batch just predicted, or predicted now)
                 agg = self.batcher.agg if known and self.batcher.agg is not None \
                     else self._predict_rows(rows, False)
-                conformal_learn_batch(self.conformal, rows, targets, agg)
+                conformal_learn_batch(self.calibrator.c, rows, targets, agg)
             if not self.grove.watch.watching:
                 self.grove.learn_rows(X, y, executor, n_tasks)
             else:
-                errors = np.empty((rows.shape[0], 2 * n_trees + 1))
-                ev = errors
-                if known and self.batcher.pred is not None:
-                    answers = self.batcher.pred
-                else:
-                    known = False
-                for i in range(rows.shape[0]):
-                    self._watch_errors(row_of(rows, i), rows.shape[1], targets[i],
-                                       row_of(answers, i) if known else NULL)
-                    self.grove.watch.keep_errors(ev[i])
-                background = list(self.grove.watch.background)
-                self.grove.learn_rows(X, y, executor, n_tasks)
-            for i in range(rows.shape[0] if self.grove.watch.watching else 0):
-                self.grove.watch.restore_errors(ev[i], background)
-                self.grove.act(make_tree)
+                if n_out > 0:
+                    agg_reserve(&self.agg, n_out)
+                self.grove.learn_watched_batch(X, y, self.batcher.pred if known else None,
+                                               n_out, self.classifier, self.agg.tmp, executor,
+                                               n_tasks, make_tree)
         else:
             self.grove.learn_rows(X, y, executor, n_tasks)
         self.grove.version += 1
@@ -657,69 +553,6 @@ cdef class ForestCore:
                     self.grove.restart(i)
         return 0
 
-    cdef int _aggregate(self, const double* x, Py_ssize_t n_out, bint record=False,
-                        bint keep=False) except -1:
-        """Aggregate every tree's prediction of row `x` into `acc[:n_out]`; `record`: keep
-        each tree's answer (its class, or its mean) in the cache (`cache_answers`) for
-        `_watch_errors`; `keep`: tag each tree's walk with the cache's tag (`_predict_row`)."""
-        cdef Tree tree
-        cdef Py_ssize_t c, best, t = 0
-        cdef double n_trees = len(self.grove.trees)
-        cdef double* answers = cache_answers(&self.cache, len(self.grove.trees)) if record else NULL
-        for c in range(n_out):
-            self.acc[c] = 0.0
-        for tree in self.grove.trees:
-            tree.predict(x, self.tmp, <int32_t>n_out)
-            if keep:
-                tree.walk_tag = self.cache.tag
-            if self.vote or (record and self.classifier):
-                best = 0
-                for c in range(1, n_out):
-                    if self.tmp[c] > self.tmp[best]:
-                        best = c
-                if record:
-                    answers[t] = <double>best
-            elif record:
-                answers[t] = self.tmp[0]
-            t += 1
-            if self.vote:
-                self.acc[best] += 1.0
-            else:
-                for c in range(n_out):
-                    self.acc[c] += self.tmp[c]
-        for c in range(n_out):
-            self.acc[c] /= n_trees
-        return 0
-
-    cdef int _predict_row(self, Py_ssize_t n_features, Py_ssize_t n_out) except -1:
-        """A one-sample prediction of the row in the registry's buffer (`n_features` wide)
-        into `acc[:n_out]`, remembered with each tree's walk for the learn of the same row
-        that test-then-train does next (`_keep_walks`, `_watch_errors`, `_calibrate`)."""
-        self.cache.tag += 1
-        self._aggregate(self.features.buf, n_out, self.grove.watch.watching, True)
-        cache_remember(&self.cache, self.features, n_features, n_out, len(self.grove.trees),
-                       self.grove.version, self.acc, self.classifier)
-        self.cache.recorded = self.grove.watch.watching
-        return 0
-
-    cdef int _keep_walks(self, Py_ssize_t n_features) except -1:
-        """Before the trees learn the row in the registry's buffer: when the last
-        one-sample prediction was of this row and nothing was learned since, each tree whose
-        last walk is that prediction's takes it up (`Tree.reuse`, taken by `Tree.route`)
-        instead of walking again: the same nodes, so the same model, bit for bit."""
-        cdef Tree tree
-        cdef bint same = self.cache.tag > 0 and self._cached(self.features.buf, n_features,
-                                                             self.cache.nout)
-        for tree in self.grove.trees:
-            tree.reuse = tree.walked if same and tree.walk_tag == self.cache.tag else 0
-        return 0
-
-    cdef bint _cached(self, const double* x, Py_ssize_t n_features, Py_ssize_t n_out) noexcept:
-        """Whether the last one-sample prediction (`cache_remember`) is of row `x` with
-        `n_out` outputs, by the trees there are now, with nothing learned since."""
-        return cache_holds(&self.cache, self.features, x, n_features, n_out, len(self.grove.trees),
-                           self.grove.version)
-
     cdef Py_ssize_t _n_out(self):
         return len(self.targets.labels) if self.classifier else 2
 
@@ -732,9 +565,10 @@ cdef class ForestCore:
             if n_out == 0:
                 return {}
             n = self.features.fill(x, False)
-            self._reserve(n_out)
-            self._predict_row(n, n_out)
-            return {labels[c]: self.acc[c] for c in range(n_out)}
+            agg_reserve(&self.agg, n_out)
+            agg_predict_row(&self.agg, self.grove, self.features, n, n_out, self.vote,
+                            self.classifier)
+            return {labels[c]: self.agg.acc[c] for c in range(n_out)}
         finally:
             release(self.lock)
 
@@ -746,10 +580,11 @@ cdef class ForestCore:
             if n_out == 0:
                 return None
             n = self.features.fill(x, False)
-            self._reserve(n_out)
-            self._predict_row(n, n_out)
+            agg_reserve(&self.agg, n_out)
+            agg_predict_row(&self.agg, self.grove, self.features, n, n_out, self.vote,
+                            self.classifier)
             for c in range(1, n_out):
-                if self.acc[c] > self.acc[best]:
+                if self.agg.acc[c] > self.agg.acc[best]:
                     best = c
             return self.targets.labels[best]
         finally:
@@ -761,8 +596,8 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             self._predict_value(x)
-            mean = self.acc[0]
-            var = self.acc[1] - mean * mean
+            mean = self.agg.acc[0]
+            var = self.agg.acc[1] - mean * mean
             return mean, (var if var > 0.0 else 0.0)
         finally:
             release(self.lock)
@@ -771,7 +606,7 @@ cdef class ForestCore:
         """The aggregate of `x` into `acc[:2]`, remembered for the learn that may follow; the
         width of the row (in the registry's buffer)."""
         cdef Py_ssize_t n = self.features.fill(x, False)
-        self._predict_row(n, 2)
+        agg_predict_row(&self.agg, self.grove, self.features, n, 2, self.vote, self.classifier)
         return n
 
     def importances(self):
@@ -780,10 +615,7 @@ cdef class ForestCore:
         (`Tree.credit`), as an array one cell a column; negative sums are kept."""
         acquire(self.lock)
         try:
-            out = np.zeros(len(self.features.names), dtype=np.float64)
-            for tree in self.grove.trees:
-                tree.add_importances(out)
-            return out
+            return self.grove.importances(len(self.features.names))
         finally:
             release(self.lock)
 
@@ -802,14 +634,12 @@ cdef class ForestCore:
         cdef Py_ssize_t n
         acquire(self.lock)
         try:
-            if self.conformal == NULL:
-                raise ValueError("this forest has no interval calibrator")
+            self.calibrator.need()
             n = self._predict_value(x)
-            mean = self.acc[0]
-            var = self.acc[1] - mean * mean
+            mean = self.agg.acc[0]
+            var = self.agg.acc[1] - mean * mean
             var = var if var > 0.0 else 0.0
-            conformal_interval(self.conformal, self.features.buf, n,
-                               mean, var, &lo, &hi)
+            conformal_interval(self.calibrator.c, self.features.buf, n, mean, var, &lo, &hi)
             return mean, var, lo, hi
         finally:
             release(self.lock)
@@ -865,16 +695,13 @@ cdef class ForestCore:
         added or changed; rows buffered by `learn_one` are dropped (they belong to the task
         the statistics came from). Features not known to the forest are ignored, as at
         prediction; new labels are registered."""
-        cdef Tree tree
         acquire(self.lock)
         try:
             if self.borrowing:
                 self._own()
             rows, targets = self._checked_rows(values, names, ys, False)
             self.batcher.drop()
-            self.grove.version += 1
-            for tree in self.grove.trees:
-                tree.refit_rows(rows, targets)
+            self.grove.refit_rows(rows, targets)
         finally:
             release(self.lock)
 
@@ -894,12 +721,11 @@ cdef class ForestCore:
         before it is learned)."""
         acquire(self.lock)
         try:
-            if self.conformal == NULL:
-                raise ValueError("this forest has no interval calibrator")
+            self.calibrator.need()
             rows = self.features.place(values, names, False)
             out = np.empty((rows.shape[0], 4))
             out[:, :2] = self._predict_rows(rows)
-            conformal_intervals(self.conformal, rows, out)
+            conformal_intervals(self.calibrator.c, rows, out)
             return out
         finally:
             release(self.lock)
@@ -912,7 +738,8 @@ cdef class ForestCore:
         acquire(self.lock)
         try:
             rows = self.features.place(values, names, False)
-            return self._predict_tree_rows(rows), list(self.targets.labels)
+            return (self.grove.predict_rows(rows, self._n_out(), self.classifier),
+                    list(self.targets.labels))
         finally:
             release(self.lock)
 
@@ -934,57 +761,27 @@ cdef class ForestCore:
             release(self.lock)
 
     cdef object _predict_rows(self, const double[:, ::1] X, bint keep=True):
-        """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression. A
-        forest that learns in batches with detectors keeps each tree's answers to a small
-        batch (its rows and answers at most `BATCH_CACHE_CELLS` cells, whatever the width of
-        the stream: within the budget's margin), for its detectors when it learns that batch
-        next (`_learn_batch_rows`); a larger batch is predicted again there. `keep` False:
-        no cache is kept nor dropped (the calibrator's look at a batch it learns)."""
-        cdef Py_ssize_t i, c, t, n_out = self._n_out(), n_trees = len(self.grove.trees)
-        cdef bint record = keep and (self.grove.watch.watching or self.conformal != NULL) \
+        """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression
+        (`Aggregator.predict_rows`). A forest that learns in batches with detectors keeps each
+        tree's answers to a small batch (its rows and answers at most `BATCH_CACHE_CELLS`
+        cells, whatever the width of the stream: within the budget's margin), for its
+        detectors when it learns that batch next (`_learn_batch_rows`); a larger batch is
+        predicted again there. `keep` False: no cache is kept nor dropped (the calibrator's
+        look at a batch it learns)."""
+        cdef Py_ssize_t n_out = self._n_out(), n_trees = len(self.grove.trees)
+        cdef bint record = keep and (self.grove.watch.watching or self.calibrator.c != NULL) \
             and self.batcher.size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
-        cdef bint trees = record and self.grove.watch.watching
-        cdef double[:, ::1] answers
-        out = np.zeros((X.shape[0], n_out), dtype=np.float64)
-        cdef double[:, ::1] view = out
         if n_out == 0:
-            return out
-        self._reserve(n_out)
+            return np.zeros((X.shape[0], 0), dtype=np.float64)
         if keep:
             self.batcher.forget()
-        pred = np.empty((X.shape[0], n_trees)) if trees else None
-        if trees:
-            answers = pred
-        for i in range(X.shape[0]):
-            self._aggregate(row_of(X, i), n_out, trees)
-            if trees:
-                for t in range(n_trees):
-                    answers[i, t] = self.cache.pred[t]
-            for c in range(n_out):
-                view[i, c] = self.acc[c]
-            if not self.classifier:
-                view[i, 1] = max(view[i, 1] - view[i, 0] * view[i, 0], 0.0)
+        pred = np.empty((X.shape[0], n_trees)) if record and self.grove.watch.watching else None
+        out = agg_predict_rows(&self.agg, self.grove, X, n_out, pred, self.vote, self.classifier)
         if record:
-            self.batcher.keep(X, pred, out.copy() if self.conformal != NULL else None, n_out,
+            self.batcher.keep(X, pred, out.copy() if self.calibrator.c != NULL else None, n_out,
                               self.grove.version)
         return out
 
-    cdef object _predict_tree_rows(self, const double[:, ::1] X):
-        """(n_trees, n, n_out): each tree's `predict` of each row (variance for regression)."""
-        cdef Py_ssize_t t, i, n = X.shape[0], n_out = self._n_out()
-        cdef Tree tree
-        out = np.zeros((len(self.grove.trees), n, n_out), dtype=np.float64)
-        cdef double[:, :, ::1] view = out
-        if n_out == 0 or n == 0:
-            return out
-        for t in range(len(self.grove.trees)):
-            tree = <Tree>self.grove.trees[t]
-            with nogil:
-                for i in range(n):
-                    tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
-                    if not self.classifier:
-                        view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
-        return out
 
 
 
@@ -1024,7 +821,8 @@ cdef class BatchStep:
 
     def predict_trees(self, const double[:, ::1] rows):
         """Each tree's predictions of rows in registry order: (n_trees, n_rows, n_out)."""
-        return self._forest()._predict_tree_rows(rows)
+        cdef ForestCore core = self._forest()
+        return core.grove.predict_rows(rows, core._n_out(), core.classifier)
 
     def replace_tree(self, Py_ssize_t i, object make_tree, object rows=None, object targets=None):
         """Put a new tree in place of tree `i`: `make_tree(seed)`, seeded as the forest's next

@@ -6,6 +6,8 @@
 # A part of the forest core (`_forest.pxd`), which routes rows to its trees and calls it under
 # the model's lock.
 
+from libc.stdint cimport int32_t
+
 from ._budget cimport Budget
 from ._random cimport RNG
 from ._watch cimport DriftWatch
@@ -31,6 +33,19 @@ cdef class Grove:
     cdef int drop_background(self, Py_ssize_t i) except -1
     cdef int restart(self, Py_ssize_t i) except -1
     cdef int act(self, object make_tree) except -1
+    cdef int set_watch(self, object drift_detector, object warning_detector, int swap_rule,
+                       Py_ssize_t log_size) except -1
+    cdef int set_watch_state(self, dict watch) except -1
+    cdef int learn_sample(self, const double* x, int32_t n_features, double y,
+                          object make_tree) except -1
+    cdef int learn_watched_batch(self, object X, object y, object answers, Py_ssize_t n_out,
+                                 bint classifier, double* tmp, object executor,
+                                 Py_ssize_t n_tasks, object make_tree) except -1
+    cdef int set_budget(self, long long total, long long fixed, double slots,
+                        double background_share) except -1
+    cdef object predict_rows(self, const double[:, ::1] X, Py_ssize_t n_out, bint classifier)
+    cdef int refit_rows(self, object rows, object targets) except -1
+    cdef object importances(self, Py_ssize_t n_columns)
     cdef int rebudget(self, list names, Py_ssize_t n_labels, Py_ssize_t batch_size) except -1
     cdef long long tree_cap(self, Py_ssize_t i)
     cdef int own(self, Py_ssize_t columns) except -1

@@ -1,10 +1,14 @@
 """The grove (see `_grove.pxd`): the forest's trees, their replacements, background trees and
 shares of the budget."""
 
+from libc.stdint cimport int32_t
+
+import numpy as np
+
 from ._budget cimport (budget_background_bytes, budget_init, budget_set_state, budget_share,
                        budget_tree_bytes)
 from ._random cimport rng_seed
-from ._tree cimport Tree
+from ._tree cimport Tree, row_of
 from ._watch cimport WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
 
 from ._random import tree_seed
@@ -115,6 +119,116 @@ cdef class Grove:
             elif verdict & WATCH_DROP:
                 self.drop_background(t)
         return 0
+
+    cdef int set_watch(self, object drift_detector, object warning_detector, int swap_rule,
+                       Py_ssize_t log_size) except -1:
+        """Watch every tree with fresh copies of `drift_detector` and `warning_detector` (None:
+        stop watching; `DriftWatch.set_detectors`); counts and log start afresh."""
+        self.version += 1
+        self.watch.set_detectors(drift_detector, warning_detector, swap_rule, log_size)
+        return 0
+
+    cdef int set_watch_state(self, dict watch) except -1:
+        """Restore the detectors' state (`DriftWatch.state`'s ``"watch"``; a merge joins its
+        forests', `DriftWatch.joined`), keeping the background trees. It is checked first: a
+        state that does not describe detectors of these trees raises ValueError and leaves
+        the grove as it was."""
+        cdef DriftWatch new = DriftWatch(len(self.trees))
+        new.set_state({"background": [None] * len(self.trees), "n_background": 0,
+                       "watch": watch})
+        new.keep_background(self.watch)
+        self.watch = new
+        self.version += 1
+        return 0
+
+    cdef int learn_sample(self, const double* x, int32_t n_features, double y,
+                          object make_tree) except -1:
+        """Every tree, then every background tree, learns row `x` (`Tree.learn_sample`); then,
+        with detectors, the grove acts on their verdicts (`act`). The watch has taken each
+        tree's error on the row before (`DriftWatch.errors`)."""
+        cdef Tree tree
+        for tree in self.trees:
+            tree.learn_sample(x, n_features, y)
+        for tree in self.watch.background:
+            if tree is not None:
+                tree.learn_sample(x, n_features, y)
+        if self.watch.watching:
+            self.act(make_tree)
+        return 0
+
+    cdef int learn_watched_batch(self, object X, object y, object answers, Py_ssize_t n_out,
+                                 bint classifier, double* tmp, object executor,
+                                 Py_ssize_t n_tasks, object make_tree) except -1:
+        """Learn a batch `X`, `y` (`learn_rows`) with the detectors watching: each tree's
+        errors on the rows are taken before the batch (`answers`: each tree's answer to each
+        row when the batch was just predicted, else None and the trees predict; `tmp`:
+        `n_out` doubles of scratch), then seen by the detectors row by row once it is
+        learned, the grove acting on their verdicts after each row."""
+        cdef Py_ssize_t i
+        cdef const double[:, ::1] rows = X
+        cdef const double[::1] targets = y
+        cdef const double[:, ::1] known
+        cdef bint have = answers is not None
+        errors = np.empty((rows.shape[0], 2 * len(self.trees) + 1))
+        cdef double[:, ::1] ev = errors
+        if have:
+            known = answers
+        for i in range(rows.shape[0]):
+            self.watch.errors(self.trees, row_of(rows, i), targets[i],
+                              row_of(known, i) if have else NULL, n_out, classifier, tmp)
+            self.watch.keep_errors(ev[i])
+        background = list(self.watch.background)
+        self.learn_rows(X, y, executor, n_tasks)
+        for i in range(rows.shape[0]):
+            self.watch.restore_errors(ev[i], background)
+            self.act(make_tree)
+        return 0
+
+    cdef int set_budget(self, long long total, long long fixed, double slots,
+                        double background_share) except -1:
+        """The forest's budget (`_budget.pxd`): `total` bytes, `fixed` of them outside the
+        trees, the rest in `slots` shares, a background tree borrowing `background_share` of
+        its tree's; the caller shares it out (`rebudget`)."""
+        self.memory.total = total
+        self.memory.fixed = fixed
+        self.memory.slots = slots
+        self.memory.background_share = background_share
+        return 0
+
+    cdef object predict_rows(self, const double[:, ::1] X, Py_ssize_t n_out, bint classifier):
+        """(n_trees, n, n_out): each tree's `predict` of each row (for regression, `n_out` = 2
+        and the second output the variance)."""
+        cdef Py_ssize_t t, i, n = X.shape[0]
+        cdef Tree tree
+        out = np.zeros((len(self.trees), n, n_out), dtype=np.float64)
+        cdef double[:, :, ::1] view = out
+        if n_out == 0 or n == 0:
+            return out
+        for t in range(len(self.trees)):
+            tree = <Tree>self.trees[t]
+            with nogil:
+                for i in range(n):
+                    tree.predict(row_of(X, i), &view[t, i, 0], <int32_t>n_out)
+                    if not classifier:
+                        view[t, i, 1] = max(view[t, i, 1] - view[t, i, 0] * view[t, i, 0], 0.0)
+        return out
+
+    cdef int refit_rows(self, object rows, object targets) except -1:
+        """Every tree forgets its nodes' statistics and counts `rows` along their paths
+        (`Tree.refit_rows`)."""
+        cdef Tree tree
+        self.version += 1
+        for tree in self.trees:
+            tree.refit_rows(rows, targets)
+        return 0
+
+    cdef object importances(self, Py_ssize_t n_columns):
+        """Each of `n_columns` columns' summed credit over the trees (`Tree.add_importances`;
+        background trees left out)."""
+        out = np.zeros(n_columns, dtype=np.float64)
+        for tree in self.trees:
+            tree.add_importances(out)
+        return out
 
     cdef int rebudget(self, list names, Py_ssize_t n_labels, Py_ssize_t batch_size) except -1:
         """Share the budget out again (`budget_share`, for registries of `names` and
