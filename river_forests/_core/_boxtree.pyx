@@ -146,7 +146,7 @@ cdef class BoxTree(Tree):
         return 0.0
 
     cdef int free_twig(self, int32_t node) except -1 nogil:
-        """A twig becoming a leaf (`Tree.shed_twigs`) takes no rate: it waits, as a leaf,
+        """A twig becoming a leaf (`_tree_budget.shed_twigs`) takes no rate: it waits, as a leaf,
         until a sample stretches its box or the kind gives it one."""
         self.propagate_rate(node, -self.rate[node])
         return 0

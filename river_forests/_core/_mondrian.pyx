@@ -28,7 +28,7 @@ on the warm-up box.
 Three options go beyond the paper (each off gives its tree back, bit for bit):
 
 * **Recycling at the node cap** (`recycling`): a full tree frees the twigs holding the least
-  data (`recycle`, through the shared `Tree.collapse`), which rest until a sample reaches them.
+  data (`recycle`, through the shared `_tree_budget.collapse`), which rest until a sample reaches them.
 * **Linear leaves** (`linear`, regression): each node keeps a linear model of the target over
   x in units of the root range (`coef`), stepped along the path like the statistics and
   inherited by new nodes; the leaf's model predicts.
@@ -60,6 +60,7 @@ from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SLOT, SCALAR_BOOL, SCALAR_F64,
                      SCALAR_I32, SCALAR_I64, TASK_CLASSIFICATION, TASK_REGRESSION,
                      add_stats, prefetch_span)
+from ._tree_budget cimport shed_twigs
 
 
 cdef class MondrianTree(BoxTree):
@@ -214,11 +215,11 @@ cdef class MondrianTree(BoxTree):
     cdef int recycle(self) except -1 nogil:
         """Free nodes for new splits at the cap: the twigs (interior nodes over two leaves)
         that hold the least data, an eighth of the cap of them at a time (a quarter of the nodes),
-        become leaves again (`Tree.shed_twigs`). A freed twig keeps its box and statistics
+        become leaves again (`_tree_budget.shed_twigs`). A freed twig keeps its box and statistics
         (which already count its leaves' samples) and rests until a sample reaches it; then it
         may split again when the process says so. The nodes go where the data is dense, in
         bounded memory."""
-        self.n_recycled += self.shed_twigs(self.node_limit() // 8)
+        self.n_recycled += shed_twigs(self, self.node_limit() // 8)
         return 0
 
     cdef int free_twig(self, int32_t node) except -1 nogil:

@@ -200,14 +200,11 @@ cdef class Tree:
     cdef size_t nbytes(self) noexcept nogil
     cdef size_t row_bytes(self) noexcept nogil
     cdef int32_t node_limit(self) noexcept nogil
-    cdef int fit_budget(self) except -1 nogil
     cdef int drop_growth(self) except -1 nogil
     cdef int free_twig(self, int32_t node) except -1 nogil
-    cdef int32_t shed_twigs(self, int32_t want) except -1 nogil
     cdef int32_t add_node(self, int32_t parent) except -1 nogil
     cdef int32_t add_children(self, int32_t node, int32_t column, double threshold) except -1 nogil
     cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil
-    cdef int32_t collapse(self, const int32_t* nodes, int32_t n) except -1 nogil
     cdef int _resize_nodes(self, int32_t capacity) except -1 nogil
     cdef int _resize_features(self, int32_t capacity) except -1 nogil
     cdef int _resize_values(self, int32_t stride) except -1 nogil
@@ -235,7 +232,7 @@ cdef class Tree:
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil
     cdef void blend_path(self, int32_t depth, double* out, int32_t n_out) noexcept nogil
 
-    # pickling
+    # the saved state (`_tree_state`)
     cpdef dict get_state(self)
     cpdef set_state(self, dict state, bint borrow=*, Py_ssize_t columns=*)
     cdef int _writable(self) except -1
@@ -271,6 +268,47 @@ cdef inline const double* row_of(const double[:, ::1] X, Py_ssize_t i) noexcept 
     """The address of row `i` of a C-contiguous batch, also when the batch has no column (a
     forest that knows no feature yet: no tree reads a feature then)."""
     return <const double*>(X._data + i * X.strides[0])
+
+
+# --- the declaration table's cells and rows (the base, `_tree_state`, `_tree_budget`) ---
+cdef inline size_t cell_bytes(int cell) noexcept nogil:
+    """The bytes of a cell of kind `cell` (CELL_*)."""
+    if cell == CELL_I32:
+        return sizeof(int32_t)
+    if cell == CELL_F64:
+        return sizeof(double)
+    return sizeof(float)
+
+
+cdef inline void set_cell(void* p, int cell, size_t i, double v) noexcept nogil:
+    """Write `v` into cell `i` of an array of cells of kind `cell`."""
+    if cell == CELL_I32:
+        (<int32_t*>p)[i] = <int32_t>v
+    elif cell == CELL_F64:
+        (<double*>p)[i] = v
+    else:
+        (<float*>p)[i] = <float>v
+
+
+cdef inline void fill_cells(void* p, int cell, size_t start, size_t stop, double v) noexcept nogil:
+    """Write `v` into cells `start` to `stop` (excluded)."""
+    cdef size_t i
+    for i in range(start, stop):
+        set_cell(p, cell, i, v)
+
+
+cdef inline size_t table_rows(Tree tree, int rows) noexcept nogil:
+    """Rows allocated in an array of row kind `rows`."""
+    if rows == ROWS_NODE:
+        return tree.capacity
+    if rows == ROWS_SLOT:
+        return tree.feature_capacity
+    return <size_t>tree.capacity + 1
+
+
+cdef inline size_t table_stride(ArraySpec* a) noexcept nogil:
+    """Cells per row of array `a`."""
+    return <size_t>a.stride[0] if a.stride != NULL else 1
 
 
 # --- storage kernels shared by every tree kind ---
