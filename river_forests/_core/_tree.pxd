@@ -7,8 +7,8 @@
 # the random generator, and the storage of every array and scalar a kind declares.
 #
 # A kind (one file pair: `_mondrian`, `_purely_random`, ...) declares its extra arrays,
-# scalars and per-leaf pools once, in its `__cinit__` (`declare_array` / `declare_scalar` /
-# `declare_pool`): that one row drives allocation, growth, freeing, `__sizeof__`,
+# scalars and per-leaf pools once, in its `__cinit__` (`_tree_table`: `declare_array` /
+# `declare_scalar` / `declare_pool`): that one row drives allocation, growth, freeing, `__sizeof__`,
 # `get_state`, `set_state` and the construction parameters, which reach the tree by name
 # (`Tree(task=..., max_nodes=..., seed=..., ...)`). It then implements `learn` and, if it
 # does not cut on one feature at a time, `descend` (the router; the axis-aligned one is
@@ -188,27 +188,16 @@ cdef class Tree:
     cdef PoolSpec pools_[MAX_POOLS]
     cdef int n_pools
 
-    cdef int declare_array(self, void** ptr, const char* name, int cell, int rows, int32_t* stride,
-                           int32_t* cols, bint saved, double fill) except -1
-    cdef int declare_scalar(self, void* ptr, const char* name, int kind, bint param) except -1
-    cdef int declare_pool(self, Pool* pool, const char* name, int32_t* stride,
-                          int32_t* cols) except -1
     cdef int _start(self) except -1
 
     # node storage
     cdef bint can_add(self, int32_t k) noexcept nogil
-    cdef size_t nbytes(self) noexcept nogil
-    cdef size_t row_bytes(self) noexcept nogil
-    cdef int32_t node_limit(self) noexcept nogil
     cdef int drop_growth(self) except -1 nogil
     cdef int free_twig(self, int32_t node) except -1 nogil
     cdef int32_t add_node(self, int32_t parent) except -1 nogil
     cdef int32_t add_children(self, int32_t node, int32_t column, double threshold) except -1 nogil
     cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil
-    cdef int _resize_nodes(self, int32_t capacity) except -1 nogil
     cdef int _resize_features(self, int32_t capacity) except -1 nogil
-    cdef int _resize_values(self, int32_t stride) except -1 nogil
-    cdef int _restride(self, int32_t* stride, int32_t new_stride) except -1 nogil
     cdef int _clear_slot(self, int32_t slot) except -1 nogil
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil
     cdef int offer_column(self, int32_t c, int32_t k) except -1 nogil
@@ -216,15 +205,12 @@ cdef class Tree:
 
     # learning
     cdef double draw_weight(self) noexcept nogil
-    cdef int age_gain(self) except -1 nogil
-    cdef int credit(self, int32_t depth, double y, double w) except -1 nogil
     cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil
     cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil
     cdef int clear_stats(self) except -1 nogil
     cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil
     cdef int after_refit(self) except -1 nogil
-    cdef int32_t order_nodes(self, int32_t* order) noexcept nogil
 
     # prediction
     cdef int32_t descend(self, const double* x) noexcept nogil
@@ -235,7 +221,6 @@ cdef class Tree:
     # the saved state (`_tree_state`)
     cpdef dict get_state(self)
     cpdef set_state(self, dict state, bint borrow=*, Py_ssize_t columns=*)
-    cdef int _writable(self) except -1
 
 
 cdef enum:

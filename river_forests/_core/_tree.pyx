@@ -4,8 +4,9 @@ kind needs, smoothed prediction, subsampling.
 See `_tree.pxd` for the fields and the protocol. Every method that runs per sample is `nogil`
 and touches no Python object, so a forest can drive many trees from one compiled loop (or
 several threads). The rest lives in modules of its own, each a set of functions of the tree:
-its saved state (`_tree_state`), its byte budget (`_tree_budget`), what it shows of itself to
-Python (`_tree_inspect`); the methods of those names call them.
+the declaration table's storage (`_tree_table`), its saved state (`_tree_state`), its byte
+budget (`_tree_budget`), its feature importances (`_tree_credit`), its refit
+(`_tree_refit`), what it shows of itself to Python (`_tree_inspect`).
 """
 
 from libc.math cimport NAN, pow
@@ -14,13 +15,15 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from ._axis cimport child
-from ._pool cimport pool_bytes, pool_init, pool_relayout, pool_release
 from ._random cimport rng_poisson, rng_randint, rng_seed, rng_uniform
-from ._tree_budget cimport fit_budget
-from ._tree_inspect cimport (tree_add_importances, tree_estimate, tree_node, tree_predict_rows,
-                             tree_walk)
+from ._tree_budget cimport fit_budget, node_limit, set_max_bytes
+from ._tree_credit cimport age_gain, credit, tree_add_importances
+from ._tree_refit cimport refit_rows
+from ._tree_inspect cimport tree_estimate, tree_node, tree_predict_rows, tree_walk
 from ._tree_state cimport (tree_adopt_columns, tree_check_state, tree_get_state,
-                           tree_remap_state, tree_set_state, tree_unborrow)
+                           tree_remap_state, tree_set_state, tree_unborrow, writable)
+from ._tree_table cimport (declare_array, declare_scalar, nbytes, resize_nodes, resize_slots,
+                           restride_rows, row_bytes, set_scalar, table_release)
 
 
 # ----------------------------------------------------------------------------------------
@@ -94,34 +97,34 @@ cdef class Tree:
         self.max_bytes = NO_BYTE_CAP
         self.subsample_rate = 1.0
         # the base's rows of the declaration table
-        self.declare_array(<void**>&self.left, b"left", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
-        self.declare_array(<void**>&self.right, b"right", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
-        self.declare_array(<void**>&self.parent, b"parent", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
-        self.declare_array(<void**>&self.feature, b"feature", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
-        self.declare_array(<void**>&self.threshold, b"threshold", CELL_F64, ROWS_NODE, NULL, NULL, True, NAN)
-        self.declare_array(<void**>&self.weight, b"weight", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.value, b"value", CELL_F64, ROWS_NODE, &self.value_stride,
-                           &self.n_values, True, 0.0)
-        self.declare_array(<void**>&self.path, b"path", CELL_I32, ROWS_PATH, NULL, NULL, False, -1)
-        self.declare_array(<void**>&self.columns, b"columns", CELL_I32, ROWS_SLOT, NULL, NULL, True, -1)
-        self.declare_scalar(&self.task, b"task", SCALAR_INT, True)
-        self.declare_scalar(&self.max_nodes, b"max_nodes", SCALAR_I32, True)
-        self.declare_scalar(&self.max_bytes, b"max_bytes", SCALAR_I64, True)
-        self.declare_scalar(&self.features_per_tree, b"features_per_tree", SCALAR_I32, True)
-        self.declare_scalar(&self.smoothing, b"smoothing", SCALAR_F64, True)
-        self.declare_scalar(&self.subsample_mode, b"subsample_mode", SCALAR_INT, True)
-        self.declare_scalar(&self.subsample_rate, b"subsample_rate", SCALAR_F64, True)
-        self.declare_scalar(&self.subsample_decay, b"subsample_decay", SCALAR_F64, True)
-        self.declare_scalar(&self.n_offered, b"n_offered", SCALAR_I64, False)
-        self.declare_scalar(&self.n_seen, b"n_seen", SCALAR_I64, False)
-        self.declare_scalar(&self.root, b"root", SCALAR_I32, False)
-        self.declare_scalar(&self.n_features, b"n_features", SCALAR_I32, False)
-        self.declare_scalar(&self.n_columns, b"n_columns", SCALAR_I32, False)
-        self.declare_scalar(&self.n_values, b"n_values", SCALAR_I32, False)
+        declare_array(self, <void**>&self.left, b"left", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        declare_array(self, <void**>&self.right, b"right", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        declare_array(self, <void**>&self.parent, b"parent", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        declare_array(self, <void**>&self.feature, b"feature", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        declare_array(self, <void**>&self.threshold, b"threshold", CELL_F64, ROWS_NODE, NULL, NULL, True, NAN)
+        declare_array(self, <void**>&self.weight, b"weight", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.value, b"value", CELL_F64, ROWS_NODE, &self.value_stride,
+                            &self.n_values, True, 0.0)
+        declare_array(self, <void**>&self.path, b"path", CELL_I32, ROWS_PATH, NULL, NULL, False, -1)
+        declare_array(self, <void**>&self.columns, b"columns", CELL_I32, ROWS_SLOT, NULL, NULL, True, -1)
+        declare_scalar(self, &self.task, b"task", SCALAR_INT, True)
+        declare_scalar(self, &self.max_nodes, b"max_nodes", SCALAR_I32, True)
+        declare_scalar(self, &self.max_bytes, b"max_bytes", SCALAR_I64, True)
+        declare_scalar(self, &self.features_per_tree, b"features_per_tree", SCALAR_I32, True)
+        declare_scalar(self, &self.smoothing, b"smoothing", SCALAR_F64, True)
+        declare_scalar(self, &self.subsample_mode, b"subsample_mode", SCALAR_INT, True)
+        declare_scalar(self, &self.subsample_rate, b"subsample_rate", SCALAR_F64, True)
+        declare_scalar(self, &self.subsample_decay, b"subsample_decay", SCALAR_F64, True)
+        declare_scalar(self, &self.n_offered, b"n_offered", SCALAR_I64, False)
+        declare_scalar(self, &self.n_seen, b"n_seen", SCALAR_I64, False)
+        declare_scalar(self, &self.root, b"root", SCALAR_I32, False)
+        declare_scalar(self, &self.n_features, b"n_features", SCALAR_I32, False)
+        declare_scalar(self, &self.n_columns, b"n_columns", SCALAR_I32, False)
+        declare_scalar(self, &self.n_values, b"n_values", SCALAR_I32, False)
         self.gain_unit = 1.0
-        self.declare_array(<void**>&self.gain, b"gain", CELL_F32, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_scalar(&self.gain_growth, b"gain_growth", SCALAR_F64, True)
-        self.declare_scalar(&self.gain_unit, b"gain_unit", SCALAR_F64, False)
+        declare_array(self, <void**>&self.gain, b"gain", CELL_F32, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_scalar(self, &self.gain_growth, b"gain_growth", SCALAR_F64, True)
+        declare_scalar(self, &self.gain_unit, b"gain_unit", SCALAR_F64, False)
 
     def __init__(self, **params):
         """A new empty tree. Every parameter is given by name: the base's (`task`,
@@ -133,9 +136,9 @@ cdef class Tree:
         rng_seed(&self.rng, <uint64_t>seed)
         if self.task == TASK_REGRESSION:
             self.n_values = 2
-        self._resize_values(2)
+        restride_rows(self, &self.value_stride, 2)
         self._resize_features(4)
-        self._resize_nodes(min(16, self.max_nodes))
+        resize_nodes(self, min(16, self.max_nodes))
         self._start()
 
     cdef int _start(self) except -1:
@@ -143,118 +146,19 @@ cdef class Tree:
         return 0
 
     def __dealloc__(self):
-        cdef int k
-        for k in range(self.n_arrays):
-            if not (self.borrowed_mask >> k) & 1:
-                free(self.arrays_[k].ptr[0])
-            self.arrays_[k].ptr[0] = NULL
-        for k in range(self.n_pools):
-            pool_release(self.pools_[k].pool)
+        table_release(self)
 
     # ---------------------------------------------------------------- the declaration table
-
-    cdef int declare_array(self, void** ptr, const char* name, int cell, int rows, int32_t* stride,
-                           int32_t* cols, bint saved, double fill) except -1:
-        """Declare one array field of the tree (called from `__cinit__`): the table does the
-        rest (allocation and growth with the node, slot or value widths, fill of new cells,
-        free, size, state)."""
-        if self.n_arrays >= MAX_ARRAYS:
-            raise RuntimeError("too many tree arrays: raise MAX_ARRAYS in _tree.pxd")
-        self.arrays_[self.n_arrays] = ArraySpec(ptr, name, cell, rows, stride, cols, saved, fill)
-        self.n_arrays += 1
-        return 0
-
-    cdef int declare_scalar(self, void* ptr, const char* name, int kind, bint param) except -1:
-        """Declare one scalar field (called from `__cinit__`): saved in the state under `name`,
-        and a construction parameter of that name if `param`."""
-        if self.n_scalars >= MAX_SCALARS:
-            raise RuntimeError("too many tree scalars: raise MAX_SCALARS in _tree.pxd")
-        self.scalars_[self.n_scalars] = ScalarSpec(ptr, name, kind, param)
-        self.n_scalars += 1
-        return 0
-
-    cdef int declare_pool(self, Pool* pool, const char* name, int32_t* stride,
-                          int32_t* cols) except -1:
-        """Declare one pool field (`_pool.pxd`, called from `__cinit__`): blocks of rows of
-        `stride` cells (a width field of the tree, NULL for 1) that the table relays out when
-        that width grows, frees, counts and saves (`cols` cells of a row, NULL for all)."""
-        if self.n_pools >= MAX_POOLS:
-            raise RuntimeError("too many tree pools: raise MAX_POOLS in _tree.pxd")
-        pool_init(pool, stride[0] if stride != NULL else 1)
-        self.pools_[self.n_pools] = PoolSpec(pool, name, stride, cols)
-        self.n_pools += 1
-        return 0
+    # (`_tree_table`: declare_array, declare_scalar, declare_pool)
 
     def _set_scalar(self, str name, object v, bint param_only):
-        cdef int k
-        cdef ScalarSpec* s
-        cdef bytes key = name.encode()
-        for k in range(self.n_scalars):
-            s = &self.scalars_[k]
-            if s.name == key and (s.param or not param_only):
-                if s.kind == SCALAR_INT or s.kind == SCALAR_BOOL:
-                    (<int*>s.ptr)[0] = <int>v
-                elif s.kind == SCALAR_I32:
-                    (<int32_t*>s.ptr)[0] = <int32_t>v
-                elif s.kind == SCALAR_I64:
-                    (<long long*>s.ptr)[0] = <long long>v
-                else:
-                    (<double*>s.ptr)[0] = <double>v
-                return
-        raise TypeError(f"{type(self).__name__} has no parameter {name!r}")
+        set_scalar(self, name, v, param_only)
 
     # ---------------------------------------------------------------- node storage
 
-    cdef int _resize_nodes(self, int32_t capacity) except -1 nogil:
-        cdef int k
-        cdef ArraySpec* a
-        cdef size_t rows
-        for k in range(self.n_arrays):
-            a = &self.arrays_[k]
-            if a.rows == ROWS_SLOT:
-                continue
-            rows = capacity if a.rows == ROWS_NODE else <size_t>capacity + 1
-            grow_array(a.ptr, rows * table_stride(a) * cell_bytes(a.cell))
-        self.capacity = capacity
-        return 0
-
     cdef int _resize_features(self, int32_t capacity) except -1 nogil:
-        """`capacity` slots: per-slot arrays grow (new cells filled), and arrays with one cell
-        per slot in each node row are restrided."""
-        cdef int k
-        cdef ArraySpec* a
-        cdef int32_t old = self.feature_capacity
-        for k in range(self.n_arrays):
-            a = &self.arrays_[k]
-            if a.rows == ROWS_SLOT:
-                grow_array(a.ptr, <size_t>capacity * table_stride(a) * cell_bytes(a.cell))
-                fill_cells(a.ptr[0], a.cell, <size_t>old * table_stride(a),
-                            <size_t>capacity * table_stride(a), a.fill)
-        self._restride(&self.feature_capacity, capacity)
-        self.layout += 1
-        return 0
-
-    cdef int _resize_values(self, int32_t stride) except -1 nogil:
-        return self._restride(&self.value_stride, stride)
-
-    cdef int _restride(self, int32_t* stride, int32_t new_stride) except -1 nogil:
-        """Give every node array whose row width is the field `stride` `new_stride` cells a row
-        (new cells filled), and set the field."""
-        cdef int k
-        cdef ArraySpec* a
-        cdef char cell[8]
-        for k in range(self.n_arrays):
-            a = &self.arrays_[k]
-            if a.stride == stride and a.rows != ROWS_SLOT:
-                set_cell(cell, a.cell, 0, a.fill)
-                restride(a.ptr, cell_bytes(a.cell), <int32_t>table_rows(self, a.rows), stride[0],
-                         new_stride, cell)
-        for k in range(self.n_pools):
-            if self.pools_[k].stride == stride:
-                pool_relayout(self.pools_[k].pool, new_stride, 0)
-        stride[0] = new_stride
-        self.layout += 1
-        return 0
+        """`capacity` feature slots (`_tree_table.resize_slots`); a kind extends this."""
+        return resize_slots(self, capacity)
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
         """Forget what the tree kind keeps of the feature in `slot` (it leaves the subspace);
@@ -313,10 +217,9 @@ cdef class Tree:
         another shape extends this."""
         return tree_remap_state(cls, state, columns, classes)
 
-
     cdef int ensure_values(self, int32_t n_values) except -1 nogil:
         if n_values > self.value_stride:
-            self._resize_values(doubled(self.value_stride, n_values))
+            restride_rows(self, &self.value_stride, doubled(self.value_stride, n_values))
             fit_budget(self)
         if n_values > self.n_values:
             self.n_values = n_values
@@ -324,59 +227,7 @@ cdef class Tree:
 
     cdef bint can_add(self, int32_t k) noexcept nogil:
         """Whether `k` more nodes fit under `max_nodes` and the byte budget (`node_limit`)."""
-        return self.n_nodes + k <= self.node_limit()
-
-    cdef size_t row_bytes(self) noexcept nogil:
-        """The bytes one more allocated node row costs, over every declared per-node array (the
-        walk's scratch path included) at the tree's widths now."""
-        cdef int k
-        cdef size_t total = 0
-        for k in range(self.n_arrays):
-            if self.arrays_[k].rows != ROWS_SLOT:
-                total += table_stride(&self.arrays_[k]) * cell_bytes(self.arrays_[k].cell)
-        return total
-
-    cdef size_t nbytes(self) noexcept nogil:
-        """The bytes of the tree's storage: every declared array as allocated and every pool
-        (what `__sizeof__` adds to the object's own)."""
-        cdef int k
-        cdef size_t total = 0
-        for k in range(self.n_arrays):
-            total += table_rows(self, self.arrays_[k].rows) * table_stride(&self.arrays_[k]) \
-                * cell_bytes(self.arrays_[k].cell)
-        for k in range(self.n_pools):
-            total += pool_bytes(self.pools_[k].pool)
-        return total
-
-    cdef int32_t node_limit(self) noexcept nogil:
-        """The most nodes the tree may hold now: `max_nodes`, and under a byte budget the
-        rows that fit in it beside what is not node rows (per-slot arrays, pools) at the
-        tree's widths now. It falls when a width grows (a class, a feature) or a pool fills."""
-        cdef size_t row, fixed, pools = 0
-        cdef long long room
-        cdef int k
-        if self.max_bytes >= NO_BYTE_CAP:
-            return self.max_nodes
-        for k in range(self.n_pools):
-            pools += pool_bytes(self.pools_[k].pool)
-        if self.limit_nodes >= 0 and self.limit_layout == self.layout \
-                and self.limit_bytes == self.max_bytes and self.limit_max == self.max_nodes \
-                and self.limit_pools == pools:
-            return self.limit_nodes  # nothing it depends on changed: the widths, the caps, the pools
-        # allocated bytes = fixed + capacity * row (a path array's extra row is in `fixed`)
-        row = self.row_bytes()
-        fixed = self.nbytes() - <size_t>self.capacity * row
-        room = (self.max_bytes - <long long>fixed) // <long long>row
-        if room < 1:
-            room = 1
-        elif room > self.max_nodes:
-            room = self.max_nodes
-        self.limit_nodes = <int32_t>room
-        self.limit_layout = self.layout
-        self.limit_bytes = self.max_bytes
-        self.limit_max = self.max_nodes
-        self.limit_pools = pools
-        return self.limit_nodes
+        return self.n_nodes + k <= node_limit(self)
 
     cdef int drop_growth(self) except -1 nogil:
         """Hook, over the byte budget: free what the kind keeps only to grow (BSP's kept
@@ -387,7 +238,6 @@ cdef class Tree:
         """Hook: twig `node` (an interior node over two leaves) is about to become a leaf
         again (`shed_twigs`); the kind resets what it keeps of an interior node."""
         return 0
-
 
     cdef int32_t add_node(self, int32_t parent) except -1 nogil:
         """Append a fresh leaf under `parent` (-1 for a root) and return its index; every
@@ -402,7 +252,7 @@ cdef class Tree:
             with gil:
                 raise RuntimeError(f"a tree may hold at most max_nodes={self.max_nodes} nodes")
         if j >= self.capacity:
-            self._resize_nodes(min(doubled(self.capacity, j + 1), max(self.node_limit(), j + 1)))
+            resize_nodes(self, min(doubled(self.capacity, j + 1), max(node_limit(self), j + 1)))
         for k in range(self.n_arrays):
             a = &self.arrays_[k]
             if a.rows == ROWS_NODE:
@@ -451,7 +301,6 @@ cdef class Tree:
             self.right[p] = node
         return p
 
-
     # ---------------------------------------------------------------- learning
 
     cdef double draw_weight(self) noexcept nogil:
@@ -474,7 +323,7 @@ cdef class Tree:
         cdef double w = self.draw_weight()
         cdef int32_t depth
         if self.gain_growth > 0.0:
-            self.age_gain()
+            age_gain(self)
         if w <= 0.0:
             self.reuse = 0
             return 0
@@ -490,7 +339,7 @@ cdef class Tree:
             if depth <= 0:
                 depth = self.descend(x)
                 self.reuse = depth
-            self.credit(depth, y, w * CREDIT_EVERY)
+            credit(self, depth, y, w * CREDIT_EVERY)
         self.learn(x, n_features, y, w)
         self.reuse = 0  # a kind that walks its own way leaves it
         return 0
@@ -499,71 +348,6 @@ cdef class Tree:
         """The kind's update with a kept sample of weight `w` (the root exists)."""
         with gil:
             raise NotImplementedError
-
-    cdef int age_gain(self) except -1 nogil:
-        """One sample offered: every credit so far weighs 2^(-1 / halflife) less (lazily: later
-        credits weigh `gain_growth` times more), the array divided down now and then."""
-        cdef int32_t j
-        cdef float inv
-        self.gain_unit *= self.gain_growth
-        if self.gain_unit > 1e15:
-            inv = <float>(1.0 / self.gain_unit)
-            for j in range(self.n_nodes):
-                self.gain[j] *= inv
-            self.gain_unit = 1.0
-        return 0
-
-    cdef int credit(self, int32_t depth, double y, double w) except -1 nogil:
-        """Credit each interior node of `path[:depth]` (the walk of a sample of target `y` and
-        weight `w`, before the tree learns it) with what its split did for the sample: the
-        loss of the node's estimate less that of its child's, the estimates being the
-        smoothed path estimates the predictions read (`blend_path`, for the sample's class or
-        the mean). The loss is 1 - p(y) for a classifier, whose sum over a node's samples is
-        the node's weight times its Gini impurity, so that a node's credit is its split's
-        weighted Gini decrease, measured on each sample before it is learned; and the squared
-        error over the root's variance for a regressor (a variance decrease, free of the
-        target's units). The walk's credits stop at the first node that has seen no data (the
-        nodes below it have seen none either: the statistics rule)."""
-        cdef int32_t k, j, c = 0
-        cdef double a = self.smoothing, est = 0.0, loss, prev = 0.0, nj, t, n0, inv, inv_var = 0.0
-        cdef double unit = w * self.gain_unit
-        cdef const double* v
-        cdef bint have = False, clf = self.task == TASK_CLASSIFICATION
-        if clf:
-            c = <int32_t>y
-        else:
-            j = self.path[0]
-            n0 = self.weight[j]
-            if n0 <= 0.0:
-                return 0
-            v = self.value + <size_t>j * self.value_stride
-            t = v[1] / n0 - (v[0] / n0) * (v[0] / n0)
-            if not t > 1e-12 * (v[1] / n0 + 1e-300):
-                return 0  # every target so far the same: nothing to explain
-            inv_var = 1.0 / t
-        for k in range(depth):  # the rows the loop reads, asked for at once (their misses overlap)
-            j = self.path[k]
-            RF_PREFETCH(self.gain + j)
-            RF_PREFETCH(self.weight + j)
-            RF_PREFETCH(self.value + <size_t>j * self.value_stride + c)
-        for k in range(depth):
-            j = self.path[k]
-            nj = self.weight[j]
-            if nj <= 0.0:
-                break  # the nodes below an empty node are empty (the statistics rule)
-            v = self.value + <size_t>j * self.value_stride
-            t = v[c] if clf else v[0]
-            if have:  # as `blend_path`: the reciprocal off the chain of dependent updates
-                inv = 1.0 / (nj + a)
-                est = (t + a * est) * inv
-            else:
-                est = t / nj
-            loss = (1.0 - est) if clf else (y - est) * (y - est) * inv_var
-            if have:
-                self.gain[self.path[k - 1]] += <float>(unit * (prev - loss))
-            prev = loss
-            have = True
-        return 0
 
     cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil:
         """The registry columns interior `node` cuts on and the share of its credit each takes
@@ -582,25 +366,8 @@ cdef class Tree:
         return 0
 
     def refit_rows(self, const double[:, ::1] X, const double[::1] y):
-        """XForest-Zero's refit (Xu et al., section 2.2), for every kind: clear the statistics
-        (`clear_stats`), then count each row (weight 1) along its path by the statistics rule.
-        No node is added, no cut moves, the generator is not drawn: only statistics change."""
-        self._writable()
-        cdef Py_ssize_t i
-        cdef int32_t depth, k, top = 0
-        if self.task == TASK_CLASSIFICATION:
-            for i in range(y.shape[0]):
-                if <int32_t>y[i] + 1 > top:
-                    top = <int32_t>y[i] + 1
-        with nogil:
-            self.clear_stats()
-            self.ensure_values(top)
-            for i in range(X.shape[0] if self.root >= 0 else 0):
-                depth = self.descend(row_of(X, i))
-                for k in range(depth):
-                    add_stats(self, self.path[k], y[i], 1.0)
-                self.refit_sample(row_of(X, i), y[i], depth)
-            self.after_refit()
+        """XForest-Zero's refit (`_tree_refit.refit_rows`): only the statistics change."""
+        refit_rows(self, X, y)
 
     cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
         """Hook: what else a kind learns from a refit's row, once it is counted along its path
@@ -610,22 +377,6 @@ cdef class Tree:
     cdef int after_refit(self) except -1 nogil:
         """Hook: the end of a refit (every row counted)."""
         return 0
-
-    cdef int32_t order_nodes(self, int32_t* order) noexcept nogil:
-        """Write the nodes breadth first from the root (parents before children) into
-        `order` (n_nodes entries); returns how many."""
-        cdef int32_t head = 0, tail = 0, j
-        if self.root >= 0:
-            order[tail] = self.root
-            tail += 1
-        while head < tail:
-            j = order[head]
-            head += 1
-            if self.left[j] >= 0:
-                order[tail] = self.left[j]
-                order[tail + 1] = self.right[j]
-                tail += 2
-        return tail
 
     # ---------------------------------------------------------------- prediction
 
@@ -709,7 +460,7 @@ cdef class Tree:
         """Learn every row of `X` in order, exactly as that many `learn_sample` calls."""
         cdef Py_ssize_t i
         cdef int32_t n_features = <int32_t>X.shape[1]
-        self._writable()
+        writable(self)
         with nogil:
             self.reuse = 0
             for i in range(X.shape[0]):
@@ -763,25 +514,18 @@ cdef class Tree:
         return self.n_reused
 
     def set_max_bytes(self, long long max_bytes):
-        """Set the tree's byte budget (its share of the forest's, `ForestCore.rebudget`); a
-        tree over it sheds nodes at once (`fit_budget`). The share is the whole tree's, its
-        object's own bytes (`sys.getsizeof` of an empty tree's storage) included."""
-        max_bytes -= object.__sizeof__(self)
-        self.max_bytes = max_bytes if max_bytes > 0 else 1
-        if self.borrowed_mask:  # it only predicts: its own copy will fit the budget
-            return
-        with nogil:
-            fit_budget(self)
+        """Set the tree's byte budget, its share of the forest's (`_tree_budget`)."""
+        set_max_bytes(self, max_bytes)
 
     @property
     def widths_(self):
         """(allocated node rows, feature slots, statistics per node, bytes per node row)."""
-        return self.capacity, self.feature_capacity, self.value_stride, self.row_bytes()
+        return self.capacity, self.feature_capacity, self.value_stride, row_bytes(self)
 
     @property
     def node_limit_(self):
         """The most nodes the tree may hold now (`node_limit`)."""
-        return self.node_limit()
+        return node_limit(self)
 
     @property
     def max_bytes_(self):
@@ -793,7 +537,7 @@ cdef class Tree:
         return self.get_state()
 
     def __sizeof__(self):
-        return object.__sizeof__(self) + self.nbytes()
+        return object.__sizeof__(self) + nbytes(self)
 
     # ---------------------------------------------------------------- pickling
 
@@ -811,21 +555,11 @@ cdef class Tree:
         """Forget the borrowed arrays (their pointers, never freed here)."""
         tree_unborrow(self)
 
-
-    cdef int _writable(self) except -1:
-        """Raise unless the tree may change (it borrows no array of a mapped file)."""
-        if self.borrowed_mask:
-            raise RuntimeError("this tree reads a memory-mapped model file and only predicts: "
-                               "learn through its forest, which first gives it memory of its "
-                               "own")
-        return 0
-
     def check_state(self, dict state, Py_ssize_t columns=-1):
         """Raise ValueError unless `set_state` can load `state` safely
         (`_tree_state.tree_check_state`, then the kind's `check_kind_state`). Touches
         nothing."""
         tree_check_state(self, state, columns)
-
 
     def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
         """Hook: a kind's own checks of a state of `n` nodes whose rows are `width` columns

@@ -1,4 +1,4 @@
-"""A tree under its byte budget: the twigs that hold the least data become leaves again
+"""A tree under its byte budget: the most nodes it may hold (`node_limit`); the twigs that hold the least data become leaves again
 (`shed_twigs`, over `collapse`, which frees rows and keeps rows 0..n_nodes-1 the tree's
 nodes), and a tree over its budget after a width grew sheds until it fits (`fit_budget`).
 The kind's hooks (`Tree.drop_growth`, `Tree.free_twig`) say what it keeps beyond the base's.
@@ -9,7 +9,9 @@ from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
+from ._pool cimport pool_bytes
 from ._tree cimport NO_BYTE_CAP, ROWS_NODE, ArraySpec, Tree, cell_bytes, table_stride
+from ._tree_table cimport nbytes, resize_nodes, row_bytes
 
 
 ctypedef struct Key:
@@ -53,6 +55,37 @@ cdef void select_smallest(Key* a, int32_t n, int32_t k) noexcept nogil:
             return
 
 
+cdef int32_t node_limit(Tree tree) noexcept nogil:
+    """The most nodes the tree may hold now: `max_nodes`, and under a byte budget the
+    rows that fit in it beside what is not node rows (per-slot arrays, pools) at the
+    tree's widths now. It falls when a width grows (a class, a feature) or a pool fills."""
+    cdef size_t row, fixed, pools = 0
+    cdef long long room
+    cdef int k
+    if tree.max_bytes >= NO_BYTE_CAP:
+        return tree.max_nodes
+    for k in range(tree.n_pools):
+        pools += pool_bytes(tree.pools_[k].pool)
+    if tree.limit_nodes >= 0 and tree.limit_layout == tree.layout \
+            and tree.limit_bytes == tree.max_bytes and tree.limit_max == tree.max_nodes \
+            and tree.limit_pools == pools:
+        return tree.limit_nodes  # nothing it depends on changed: the widths, the caps, the pools
+    # allocated bytes = fixed + capacity * row (a path array's extra row is in `fixed`)
+    row = row_bytes(tree)
+    fixed = nbytes(tree) - <size_t>tree.capacity * row
+    room = (tree.max_bytes - <long long>fixed) // <long long>row
+    if room < 1:
+        room = 1
+    elif room > tree.max_nodes:
+        room = tree.max_nodes
+    tree.limit_nodes = <int32_t>room
+    tree.limit_layout = tree.layout
+    tree.limit_bytes = tree.max_bytes
+    tree.limit_max = tree.max_nodes
+    tree.limit_pools = pools
+    return tree.limit_nodes
+
+
 cdef int32_t shed_twigs(Tree tree, int32_t want) except -1 nogil:
     """Make the `want` twigs (interior nodes over two leaves) that hold the least data
     leaves again (each after the kind's `free_twig`), freeing two rows each; returns the
@@ -86,22 +119,35 @@ cdef int32_t shed_twigs(Tree tree, int32_t want) except -1 nogil:
     return freed
 
 
+cdef int set_max_bytes(Tree tree, long long max_bytes) except -1:
+    """Set the tree's byte budget (its share of the forest's, `ForestCore.rebudget`); a
+    tree over it sheds nodes at once (`fit_budget`). The share is the whole tree's, its
+    object's own bytes (`sys.getsizeof` of an empty tree's storage) included."""
+    max_bytes -= object.__sizeof__(tree)
+    tree.max_bytes = max_bytes if max_bytes > 0 else 1
+    if tree.borrowed_mask:  # it only predicts: its own copy will fit the budget
+        return 0
+    with nogil:
+        fit_budget(tree)
+    return 0
+
+
 cdef int fit_budget(Tree tree) except -1 nogil:
     """Back under the byte budget after a width grew (a class, a feature: every node row
     widens): first drop what the kind keeps only to grow, then make the twigs that hold
     the least data leaves again, an eighth of the nodes at a time, and give their rows
     back. A kind whose pools hold blocks it cannot move stays as it is (BSP's pairs)."""
     cdef int k
-    if tree.max_bytes >= NO_BYTE_CAP or <long long>tree.nbytes() <= tree.max_bytes:
+    if tree.max_bytes >= NO_BYTE_CAP or <long long>nbytes(tree) <= tree.max_bytes:
         return 0
     tree.drop_growth()
-    while <long long>tree.nbytes() > tree.max_bytes and tree.n_nodes > 1:
+    while <long long>nbytes(tree) > tree.max_bytes and tree.n_nodes > 1:
         for k in range(tree.n_pools):
             if tree.pools_[k].pool.live > 0:
                 return 0
         if shed_twigs(tree, tree.n_nodes // 8) == 0:
             return 0
-        tree._resize_nodes(tree.n_nodes)
+        resize_nodes(tree, tree.n_nodes)
     return 0
 
 

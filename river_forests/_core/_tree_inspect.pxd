@@ -1,5 +1,5 @@
 # What a tree shows of itself, for Python (`_inspect.py`'s `debug_one` and `draw`, tests,
-# `ForestCore.importances`): the Tree methods of these names call these. None is on a
+# ): the Tree methods of these names call these. None is on a
 # learning or predicting path of the forest.
 
 from libc.stdint cimport int32_t
@@ -12,7 +12,5 @@ cdef list tree_walk(Tree tree, const double[::1] x)
 cdef dict tree_node(Tree tree, int32_t j)
 # the smoothed estimate the predictions read at node `j`
 cdef object tree_estimate(Tree tree, int32_t j, int32_t n_out)
-# add each interior node's decayed credit to the registry columns its split cuts on
-cdef int tree_add_importances(Tree tree, double[::1] out) except -1
 # the tree's estimate of every row of `X` (`n_out` values a row)
 cdef object tree_predict_rows(Tree tree, const double[:, ::1] X, int32_t n_out)

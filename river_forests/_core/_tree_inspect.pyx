@@ -1,7 +1,6 @@
 """What a tree shows of itself, for Python: the walk of a row, a node's links, cut,
-statistics and credit, the smoothed estimate at a node, the feature importances it adds to
-its forest's, its predictions of a batch. `Tree.walk`, `node`, `estimate`,
-`add_importances` and `predict_rows` are these functions; none runs while the tree learns.
+statistics and credit, the smoothed estimate at a node, its predictions of a batch. `Tree.walk`, `node`, `estimate` and `predict_rows` are these
+functions; none runs while the tree learns.
 """
 
 from libc.stdint cimport int32_t
@@ -23,25 +22,6 @@ cdef object tree_predict_rows(Tree tree, const double[:, ::1] X, int32_t n_out):
         for i in range(X.shape[0]):
             tree.predict(row_of(X, i), &view[i, 0], n_out)
     return out
-
-
-cdef int tree_add_importances(Tree tree, double[::1] out) except -1:
-    """Add each interior node's decayed credit (`credit`) to the registry columns its split
-    cuts on, `out` being one cell a registry column; background of
-    `ForestCore.importances`."""
-    cdef int32_t j, k, n
-    cdef int32_t cols[2]
-    cdef double shares[2]
-    cdef double inv = 1.0 / tree.gain_unit
-    cdef Py_ssize_t width = out.shape[0]
-    for j in range(tree.n_nodes):
-        if tree.left[j] < 0 or tree.gain[j] == 0.0:
-            continue
-        n = tree.split_columns(j, cols, shares)
-        for k in range(n):
-            if 0 <= cols[k] < width:
-                out[cols[k]] += tree.gain[j] * inv * shares[k]
-    return 0
 
 
 cdef list tree_walk(Tree tree, const double[::1] x):

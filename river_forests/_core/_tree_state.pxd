@@ -15,6 +15,8 @@ cdef dict tree_get_state(Tree tree)
 cdef int tree_set_state(Tree tree, dict state, bint borrow, Py_ssize_t columns) except -1
 # forget the borrowed arrays (never freed here)
 cdef int tree_unborrow(Tree tree) except -1
+# raise RuntimeError unless the tree may change (it borrows no array of a mapped file)
+cdef int writable(Tree tree) except -1
 # raise ValueError unless `set_state` can load `state` safely; touches nothing
 cdef int tree_check_state(Tree tree, dict state, Py_ssize_t columns) except -1
 # renumber a state's columns and classes for another forest's registries (a merge)

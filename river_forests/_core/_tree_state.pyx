@@ -19,6 +19,7 @@ from ._tree cimport (CELL_F32, CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SL
                      SUBSAMPLE_BERNOULLI, SUBSAMPLE_NONE, SUBSAMPLE_POISSON, TASK_CLASSIFICATION,
                      TASK_REGRESSION, ArraySpec, ScalarSpec, Tree, cell_bytes, doubled,
                      fill_cells, grow_array, table_rows, table_stride)
+from ._tree_table cimport resize_nodes, restride_rows, set_scalar
 
 cnp.import_array()
 
@@ -120,20 +121,20 @@ cdef int tree_set_state(Tree tree, dict state, bint borrow, Py_ssize_t columns) 
     for k in range(tree.n_scalars):
         name = tree.scalars_[k].name.decode()
         if name in state:
-            tree._set_scalar(name, state[name], False)
+            set_scalar(tree, name, state[name], False)
     tree.rng.s0, tree.rng.s1, tree.rng.s2, tree.rng.s3 = state["rng"]
     n_values = tree.n_values
     if borrow:  # widths exactly the saved ones, so that saved rows are the tree's rows
         tree._resize_features(max(tree.n_features, 1))
-        tree._resize_values(max(n_values, 2))
+        restride_rows(tree, &tree.value_stride, max(n_values, 2))
     else:
         tree._resize_features(doubled(tree.feature_capacity, tree.n_features))
         if tree.value_stride == 0:  # widths as a new tree's (`__init__`), so a loaded tree
-            tree._resize_values(2)  # grows its rows (and fills a byte budget) as it would
+            restride_rows(tree, &tree.value_stride, 2)  # grows its rows (and fills a byte budget) as it would
         tree.ensure_values(max(n_values, 2))
     tree.n_values = n_values
     if not borrow:
-        tree._resize_nodes(max(n, 1))
+        resize_nodes(tree, max(n, 1))
     else:
         tree.capacity = max(n, 1)
     tree.n_nodes = n
@@ -184,6 +185,15 @@ cdef int tree_unborrow(Tree tree) except -1:
             tree.arrays_[k].ptr[0] = NULL
     tree.borrowed_mask = 0
     tree.borrowed = None
+    return 0
+
+
+cdef int writable(Tree tree) except -1:
+    """Raise unless the tree may change (it borrows no array of a mapped file)."""
+    if tree.borrowed_mask:
+        raise RuntimeError("this tree reads a memory-mapped model file and only predicts: "
+                           "learn through its forest, which first gives it memory of its "
+                           "own")
     return 0
 
 
@@ -346,7 +356,7 @@ cdef int tree_adopt_columns(Tree tree, const int32_t[::1] unseen, int32_t n_colu
     not considered (`unseen`, in order: features it never saw) as if they had come after
     its own, then every column of the registry counts as considered. A tree that keeps
     every feature gets them all, one that samples keeps a uniform sample of them all."""
-    tree._writable()
+    writable(tree)
     cdef Py_ssize_t i
     cdef int32_t k = tree.n_columns
     if k + unseen.shape[0] != n_columns:
