@@ -126,7 +126,7 @@ cdef class Tree:
     cdef long long limit_bytes  # `max_bytes` then
     cdef int32_t limit_max      # `max_nodes` then
     cdef size_t limit_pools     # the pools' bytes then
-    cdef long long layout       # counts changes of the row widths (`_restride`, `_resize_features`)
+    cdef long long layout       # counts changes of the row widths (`_tree_table.restride_rows`, `resize_slots`)
 
     # --- the walk a prediction leaves for the learn of the same row (test-then-train) ---
     cdef int32_t walked         # length of the last walk `descend` wrote into `path`
@@ -229,7 +229,7 @@ cdef enum:
 
 cdef inline bint credit_due(long long offered) noexcept nogil:
     """Whether the `offered`-th sample offered to a tree (its `n_offered` then) is one its
-    splits are credited with (`Tree.credit`): one in CREDIT_EVERY, picked by a hash of its
+    splits are credited with (`_tree_credit.credit`): one in CREDIT_EVERY, picked by a hash of its
     position (never the tree's generator, whose draws shape the tree; nor a fixed period,
     which a periodic stream could alias), its credit weighing CREDIT_EVERY times its weight."""
     cdef uint64_t z = <uint64_t>offered * 0x9E3779B97F4A7C15ULL
@@ -247,6 +247,16 @@ cdef inline void add_stats(Tree tree, int32_t node, double y, double w) noexcept
     else:
         v[0] += w * y
         v[1] += w * y * y
+
+
+cdef inline void relink_child(Tree tree, int32_t parent, int32_t old, int32_t node) noexcept nogil:
+    """Put `node` where `old` stood under `parent` (-1: as the tree's root)."""
+    if parent < 0:
+        tree.root = node
+    elif tree.left[parent] == old:
+        tree.left[parent] = node
+    else:
+        tree.right[parent] = node
 
 
 cdef inline const double* row_of(const double[:, ::1] X, Py_ssize_t i) noexcept nogil:

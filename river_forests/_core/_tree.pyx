@@ -18,8 +18,8 @@ from ._axis cimport child
 from ._random cimport rng_poisson, rng_randint, rng_seed, rng_uniform
 from ._tree_budget cimport fit_budget, node_limit, set_max_bytes
 from ._tree_credit cimport age_gain, credit, tree_add_importances
-from ._tree_refit cimport refit_rows
 from ._tree_inspect cimport tree_estimate, tree_node, tree_predict_rows, tree_walk
+from ._tree_refit cimport refit_rows
 from ._tree_state cimport (tree_adopt_columns, tree_check_state, tree_get_state,
                            tree_remap_state, tree_set_state, tree_unborrow, writable)
 from ._tree_table cimport (declare_array, declare_scalar, nbytes, resize_nodes, resize_slots,
@@ -204,7 +204,8 @@ cdef class Tree:
 
     #: keys of the saved state (`get_state`) whose int cells are registry columns (-1: none),
     #: and whose rows are indexed by class (`n_values` cells a row, pools included): what
-    #: `remap_state` renumbers. A kind adds its own (`_bsp`: `feature_b`, ...).
+    #: `remap_state` renumbers, and the columns `check_state` checks against the registry.
+    #: A kind adds its own (`_bsp`: `feature_b`, ...).
     column_keys = ("feature", "columns")
     class_row_keys = ("value",)
     #: pools whose every k-th cell, from the first, is a class index (a kept point's target)
@@ -286,12 +287,7 @@ cdef class Tree:
         memcpy(self.value + <size_t>p * self.value_stride,
                self.value + <size_t>node * self.value_stride,
                self.value_stride * sizeof(double))
-        if pp < 0:
-            self.root = p
-        elif self.left[pp] == node:
-            self.left[pp] = p
-        else:
-            self.right[pp] = p
+        relink_child(self, pp, node, p)
         self.parent[node] = p
         if new_right:
             self.left[p] = node

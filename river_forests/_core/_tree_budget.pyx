@@ -1,4 +1,5 @@
-"""A tree under its byte budget: the most nodes it may hold (`node_limit`); the twigs that hold the least data become leaves again
+"""A tree under its byte budget: the most nodes it may hold (`node_limit`), its share of the
+forest's budget (`set_max_bytes`); the twigs that hold the least data become leaves again
 (`shed_twigs`, over `collapse`, which frees rows and keeps rows 0..n_nodes-1 the tree's
 nodes), and a tree over its budget after a width grew sheds until it fits (`fit_budget`).
 The kind's hooks (`Tree.drop_growth`, `Tree.free_twig`) say what it keeps beyond the base's.
@@ -10,7 +11,8 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from ._pool cimport pool_bytes
-from ._tree cimport NO_BYTE_CAP, ROWS_NODE, ArraySpec, Tree, cell_bytes, table_stride
+from ._tree cimport (NO_BYTE_CAP, ROWS_NODE, ArraySpec, Tree, cell_bytes, relink_child,
+                     table_stride)
 from ._tree_table cimport nbytes, resize_nodes, row_bytes
 
 
@@ -200,13 +202,7 @@ cdef int32_t collapse(Tree tree, const int32_t* nodes, int32_t n) except -1 nogi
                 memcpy(<char*>a.ptr[0] + <size_t>dst * width * item,
                        <char*>a.ptr[0] + <size_t>src * width * item, width * item)
         # relink: the parent's child, the children's parent, the root
-        j = tree.parent[dst]
-        if j < 0:
-            tree.root = dst
-        elif tree.left[j] == src:
-            tree.left[j] = dst
-        else:
-            tree.right[j] = dst
+        relink_child(tree, tree.parent[dst], src, dst)
         if tree.left[dst] >= 0:
             tree.parent[tree.left[dst]] = dst
             tree.parent[tree.right[dst]] = dst

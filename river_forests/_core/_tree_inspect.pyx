@@ -1,6 +1,7 @@
 """What a tree shows of itself, for Python: the walk of a row, a node's links, cut,
-statistics and credit, the smoothed estimate at a node, its predictions of a batch. `Tree.walk`, `node`, `estimate` and `predict_rows` are these
-functions; none runs while the tree learns.
+statistics and credit, the smoothed estimate at a node, its predictions of a batch.
+`Tree.walk`, `node`, `estimate` and `predict_rows` are these functions; none runs while the
+tree learns.
 """
 
 from libc.stdint cimport int32_t
