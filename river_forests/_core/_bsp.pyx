@@ -879,10 +879,10 @@ cdef class BSPTree(BoxTree):
         return info
 
     def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
-        """The oblique cuts' second columns within the registry; the pairs of slots (slots of
-        the tree, `n_pairs` of them, within `max_pairs`); each node's hulls one entry a pair,
-        at most `max_hull_vertices` finite vertices each; each leaf's kept points within
-        `max_leaf_points` and within its blocks."""
+        """The pairs of slots (slots of the tree, `n_pairs` of them, within `max_pairs`); each
+        node's hulls one entry a pair, at most `max_hull_vertices` finite vertices each; each
+        leaf's kept points within `max_leaf_points` and within its blocks. (The cuts' second
+        columns are checked by the base, `feature_b` being one of `column_keys`.)"""
         get = lambda name, default: state[name] if name in state else default
         max_pairs, max_vertices = get("max_pairs", self.max_pairs), get("max_hull_vertices",
                                                                        self.max_hull_vertices)
@@ -894,11 +894,6 @@ cdef class BSPTree(BoxTree):
         if not (0 <= get("n_pair_slots", 0) <= n_features and 0 <= get("n_point_slots", 0) <= n_features
                 and get("n_candidates", 0) >= 0 and get("warmup", 0) >= 0):
             raise ValueError("the tree's slot counts are out of range")
-        if n and "feature_b" in state:
-            inner = state["left"] >= 0
-            f = state["feature_b"][inner]
-            if len(f) and (f.min() < 0 or f.max() >= width):
-                raise ValueError("an interior node cuts a column it has not considered ('feature_b')")
 
         def blocks(name):
             if name not in state:

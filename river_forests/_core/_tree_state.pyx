@@ -130,7 +130,8 @@ cdef int tree_set_state(Tree tree, dict state, bint borrow, Py_ssize_t columns) 
     else:
         tree._resize_features(doubled(tree.feature_capacity, tree.n_features))
         if tree.value_stride == 0:  # widths as a new tree's (`__init__`), so a loaded tree
-            restride_rows(tree, &tree.value_stride, 2)  # grows its rows (and fills a byte budget) as it would
+            # grows its rows (and fills a byte budget) as it would
+            restride_rows(tree, &tree.value_stride, 2)
         tree.ensure_values(max(n_values, 2))
     tree.n_values = n_values
     if not borrow:
@@ -340,12 +341,17 @@ cdef int tree_check_state(Tree tree, dict state, Py_ssize_t columns) except -1:
     parent = _node_array(state, "parent", np.int32)
     _check_links(left, right, parent, root)
     width = n_columns if columns < 0 else columns
-    if "feature" in state:
-        _check_cuts(state["feature"], left, width, "feature")
-    if "columns" in state and n_features:
-        slots = state["columns"]
-        if slots.min() < 0 or slots.max() >= width:
-            raise ValueError("the tree's feature slots hold columns it has not considered")
+    for k in range(tree.n_arrays):  # the arrays whose cells are registry columns (`column_keys`)
+        a = &tree.arrays_[k]
+        name = a.name.decode()
+        if name not in tree.column_keys or name not in state:
+            continue
+        if a.rows == ROWS_NODE:  # the cuts of the interior nodes
+            _check_cuts(state[name], left, width, name)
+        elif n_features:  # the feature slots
+            slots = state[name]
+            if slots.min() < 0 or slots.max() >= width:
+                raise ValueError("the tree's feature slots hold columns it has not considered")
     tree.check_kind_state(state, n, width)
     return 0
 
@@ -503,7 +509,8 @@ def _check_links(left, right, parent, root):
 
 def _check_cuts(feature, left, n_columns, name):
     """Raise ValueError unless every interior node's cut reads a registry column the tree
-    has considered (`feature` values of leaves are not read)."""
+    has considered (`feature` values of leaves are not read), `feature` being the node
+    array `name` of the kind's `column_keys`."""
     inner = left >= 0
     if inner.any():
         f = feature[inner]
