@@ -14,25 +14,27 @@ import numpy as np
 from ._box cimport bracket, padded, stretch_box
 from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT, SCALAR_F64, Tree)
+from ._tree_table cimport declare_array, declare_scalar
+from ._tree_refit cimport order_nodes
 
 
 cdef class BoxTree(Tree):
 
     def __cinit__(self, *args, **kwargs):
         self.rescale_factor = 1.1
-        self.declare_array(<void**>&self.rate, b"rate", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.lower, b"lower", CELL_F32, ROWS_NODE, &self.feature_capacity,
-                           &self.n_features, True, INFINITY)
-        self.declare_array(<void**>&self.upper, b"upper", CELL_F32, ROWS_NODE, &self.feature_capacity,
-                           &self.n_features, True, -INFINITY)
-        self.declare_array(<void**>&self.scale, b"scale", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.snapshot, b"snapshot", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.origin, b"origin", CELL_F64, ROWS_SLOT, NULL, NULL, True, NAN)
-        self.declare_array(<void**>&self.shifted, b"shifted", CELL_F64, ROWS_SLOT, NULL, NULL, False, NAN)
+        declare_array(self, <void**>&self.rate, b"rate", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.lower, b"lower", CELL_F32, ROWS_NODE, &self.feature_capacity,
+                            &self.n_features, True, INFINITY)
+        declare_array(self, <void**>&self.upper, b"upper", CELL_F32, ROWS_NODE, &self.feature_capacity,
+                            &self.n_features, True, -INFINITY)
+        declare_array(self, <void**>&self.scale, b"scale", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.snapshot, b"snapshot", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.origin, b"origin", CELL_F64, ROWS_SLOT, NULL, NULL, True, NAN)
+        declare_array(self, <void**>&self.shifted, b"shifted", CELL_F64, ROWS_SLOT, NULL, NULL, False, NAN)
         # NaN past n_features is the padding of the box tests (_box.padded)
-        self.declare_array(<void**>&self.below, b"below", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
-        self.declare_array(<void**>&self.above, b"above", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
-        self.declare_scalar(&self.rescale_factor, b"rescale_factor", SCALAR_F64, False)
+        declare_array(self, <void**>&self.below, b"below", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
+        declare_array(self, <void**>&self.above, b"above", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
+        declare_scalar(self, &self.rescale_factor, b"rescale_factor", SCALAR_F64, False)
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
         """The feature in `slot` leaves the subspace: every box forgets it (an empty side), its
@@ -146,7 +148,7 @@ cdef class BoxTree(Tree):
         return 0.0
 
     cdef int free_twig(self, int32_t node) except -1 nogil:
-        """A twig becoming a leaf (`Tree.shed_twigs`) takes no rate: it waits, as a leaf,
+        """A twig becoming a leaf (`_tree_budget.shed_twigs`) takes no rate: it waits, as a leaf,
         until a sample stretches its box or the kind gives it one."""
         self.propagate_rate(node, -self.rate[node])
         return 0
@@ -163,7 +165,7 @@ cdef class BoxTree(Tree):
         if order == NULL:
             with gil:
                 raise MemoryError()
-        for k in range(self.order_nodes(order) - 1, -1, -1):  # children before parents
+        for k in range(order_nodes(self, order) - 1, -1, -1):  # children before parents
             j = order[k]
             if self.left[j] < 0:
                 self.rate[j] = self.leaf_rate(j)

@@ -61,6 +61,7 @@ from ._pool cimport (pool_alloc, pool_block, pool_fill_columns, pool_free, pool_
 from ._random cimport rng_exponential, rng_randint, rng_uniform
 from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
                      SCALAR_I64, TASK_CLASSIFICATION, Tree, add_stats, doubled)
+from ._tree_table cimport declare_array, declare_pool, declare_scalar, nbytes, row_bytes
 
 
 cdef class BSPTree(BoxTree):
@@ -83,32 +84,32 @@ cdef class BSPTree(BoxTree):
         self.max_leaf_points = 32
         self.warmup = DEF_WARMUP
         self.hazard = 1.0
-        self.declare_array(<void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
-        self.declare_array(<void**>&self.feature_b, b"feature_b", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
-        self.declare_array(<void**>&self.coef_a, b"coef_a", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.coef_b, b"coef_b", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.count, b"count", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.stored, b"stored", CELL_I32, ROWS_NODE, NULL, NULL, True, 0)
-        self.declare_pool(&self.hulls, b"hulls", NULL, NULL)
-        self.declare_pool(&self.points, b"points", &self.feature_capacity, &self.n_features)
-        self.declare_pool(&self.targets, b"targets", NULL, NULL)
-        self.declare_pool(&self.pairs, b"pairs", NULL, NULL)
-        self.declare_scalar(&self.consistent, b"consistent", SCALAR_BOOL, True)
-        self.declare_scalar(&self.fixed_budget, b"fixed_budget", SCALAR_F64, True)
-        self.declare_scalar(&self.budget_scale, b"budget_scale", SCALAR_F64, True)
-        self.declare_scalar(&self.max_pairs, b"max_pairs", SCALAR_I32, True)
-        self.declare_scalar(&self.max_hull_vertices, b"max_hull_vertices", SCALAR_I32, True)
-        self.declare_scalar(&self.max_leaf_points, b"max_leaf_points", SCALAR_I32, True)
-        self.declare_scalar(&self.lifetime, b"budget", SCALAR_F64, False)
-        self.declare_scalar(&self.hazard, b"hazard", SCALAR_F64, False)
-        self.declare_scalar(&self.warmup, b"warmup", SCALAR_I32, False)
-        self.declare_scalar(&self.n_pairs, b"n_pairs", SCALAR_I32, False)
-        self.declare_scalar(&self.n_pair_slots, b"n_pair_slots", SCALAR_I32, False)
-        self.declare_scalar(&self.n_candidates, b"n_candidates", SCALAR_I64, False)
-        self.declare_scalar(&self.n_point_slots, b"n_point_slots", SCALAR_I32, False)
-        self.declare_scalar(&self.n_cuts, b"n_cuts", SCALAR_I64, False)
-        self.declare_scalar(&self.n_inserted, b"n_inserted", SCALAR_I64, False)
-        self.declare_scalar(&self.grown_out, b"grown_out", SCALAR_BOOL, False)
+        declare_array(self, <void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
+        declare_array(self, <void**>&self.feature_b, b"feature_b", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        declare_array(self, <void**>&self.coef_a, b"coef_a", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.coef_b, b"coef_b", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.count, b"count", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.stored, b"stored", CELL_I32, ROWS_NODE, NULL, NULL, True, 0)
+        declare_pool(self, &self.hulls, b"hulls", NULL, NULL)
+        declare_pool(self, &self.points, b"points", &self.feature_capacity, &self.n_features)
+        declare_pool(self, &self.targets, b"targets", NULL, NULL)
+        declare_pool(self, &self.pairs, b"pairs", NULL, NULL)
+        declare_scalar(self, &self.consistent, b"consistent", SCALAR_BOOL, True)
+        declare_scalar(self, &self.fixed_budget, b"fixed_budget", SCALAR_F64, True)
+        declare_scalar(self, &self.budget_scale, b"budget_scale", SCALAR_F64, True)
+        declare_scalar(self, &self.max_pairs, b"max_pairs", SCALAR_I32, True)
+        declare_scalar(self, &self.max_hull_vertices, b"max_hull_vertices", SCALAR_I32, True)
+        declare_scalar(self, &self.max_leaf_points, b"max_leaf_points", SCALAR_I32, True)
+        declare_scalar(self, &self.lifetime, b"budget", SCALAR_F64, False)
+        declare_scalar(self, &self.hazard, b"hazard", SCALAR_F64, False)
+        declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False)
+        declare_scalar(self, &self.n_pairs, b"n_pairs", SCALAR_I32, False)
+        declare_scalar(self, &self.n_pair_slots, b"n_pair_slots", SCALAR_I32, False)
+        declare_scalar(self, &self.n_candidates, b"n_candidates", SCALAR_I64, False)
+        declare_scalar(self, &self.n_point_slots, b"n_point_slots", SCALAR_I32, False)
+        declare_scalar(self, &self.n_cuts, b"n_cuts", SCALAR_I64, False)
+        declare_scalar(self, &self.n_inserted, b"n_inserted", SCALAR_I64, False)
+        declare_scalar(self, &self.grown_out, b"grown_out", SCALAR_BOOL, False)
 
     cdef int _start(self) except -1:
         self.hazard = rng_exponential(&self.rng, 1.0)
@@ -360,7 +361,7 @@ cdef class BSPTree(BoxTree):
         larger buffer included (`pool_alloc`: a quarter of the live cells more)."""
         cdef size_t extra = pool_grow_cells(&self.points, point_cells) \
             + pool_grow_cells(&self.targets, target_cells)
-        return <long long>(self.nbytes() + extra * sizeof(double)) <= self.max_bytes
+        return <long long>(nbytes(self) + extra * sizeof(double)) <= self.max_bytes
 
     cdef bint can_add(self, int32_t k) noexcept nogil:
         """The base's rule, and under a byte budget room for the new nodes' hulls too (a
@@ -369,7 +370,7 @@ cdef class BSPTree(BoxTree):
             return False
         if self.max_bytes >= NO_BYTE_CAP or self.hulls.live == 0:
             return True
-        return <long long>(self.nbytes() + k * self.row_bytes() + sizeof(double)
+        return <long long>(nbytes(self) + k * row_bytes(self) + sizeof(double)
                            * pool_grow_cells(&self.hulls, k * self.block_cells())) <= self.max_bytes
 
     cdef int drop_growth(self) except -1 nogil:
@@ -878,10 +879,10 @@ cdef class BSPTree(BoxTree):
         return info
 
     def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
-        """The oblique cuts' second columns within the registry; the pairs of slots (slots of
-        the tree, `n_pairs` of them, within `max_pairs`); each node's hulls one entry a pair,
-        at most `max_hull_vertices` finite vertices each; each leaf's kept points within
-        `max_leaf_points` and within its blocks."""
+        """The pairs of slots (slots of the tree, `n_pairs` of them, within `max_pairs`); each
+        node's hulls one entry a pair, at most `max_hull_vertices` finite vertices each; each
+        leaf's kept points within `max_leaf_points` and within its blocks. (The cuts' second
+        columns are checked by the base, `feature_b` being one of `column_keys`.)"""
         get = lambda name, default: state[name] if name in state else default
         max_pairs, max_vertices = get("max_pairs", self.max_pairs), get("max_hull_vertices",
                                                                        self.max_hull_vertices)
@@ -893,11 +894,6 @@ cdef class BSPTree(BoxTree):
         if not (0 <= get("n_pair_slots", 0) <= n_features and 0 <= get("n_point_slots", 0) <= n_features
                 and get("n_candidates", 0) >= 0 and get("warmup", 0) >= 0):
             raise ValueError("the tree's slot counts are out of range")
-        if n and "feature_b" in state:
-            inner = state["left"] >= 0
-            f = state["feature_b"][inner]
-            if len(f) and (f.min() < 0 or f.max() >= width):
-                raise ValueError("an interior node cuts a column it has not considered ('feature_b')")
 
         def blocks(name):
             if name not in state:

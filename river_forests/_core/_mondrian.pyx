@@ -28,7 +28,7 @@ on the warm-up box.
 Three options go beyond the paper (each off gives its tree back, bit for bit):
 
 * **Recycling at the node cap** (`recycling`): a full tree frees the twigs holding the least
-  data (`recycle`, through the shared `Tree.collapse`), which rest until a sample reaches them.
+  data (`recycle`, through the shared `_tree_budget.collapse`), which rest until a sample reaches them.
 * **Linear leaves** (`linear`, regression): each node keeps a linear model of the target over
   x in units of the root range (`coef`), stepped along the path like the statistics and
   inherited by new nodes; the leaf's model predicts.
@@ -60,6 +60,9 @@ from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SLOT, SCALAR_BOOL, SCALAR_F64,
                      SCALAR_I32, SCALAR_I64, TASK_CLASSIFICATION, TASK_REGRESSION,
                      add_stats, prefetch_span)
+from ._tree_budget cimport node_limit, shed_twigs
+from ._tree_refit cimport order_nodes
+from ._tree_table cimport declare_array, declare_scalar, restride_rows
 
 
 cdef class MondrianTree(BoxTree):
@@ -74,28 +77,28 @@ cdef class MondrianTree(BoxTree):
         self.hazard = 1.0
         self.step = 1.0
         self.linear_rate = 0.5
-        self.declare_array(<void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
-        self.declare_array(<void**>&self.logw, b"logw", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.logwt, b"logwt", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_array(<void**>&self.resting, b"resting", CELL_I32, ROWS_NODE, NULL, NULL, True, 0)
-        self.declare_array(<void**>&self.coef, b"coef", CELL_F64, ROWS_NODE, &self.coef_stride,
-                           &self.coef_cols, True, 0.0)
-        self.declare_array(<void**>&self.z, b"z", CELL_F64, ROWS_SLOT, NULL, NULL, False, 0.0)
-        self.declare_array(<void**>&self.path_coef, b"path_coef", CELL_F64, ROWS_PATH, NULL, NULL,
-                           False, 0.0)
-        self.declare_scalar(&self.consistent, b"consistent", SCALAR_BOOL, True)
-        self.declare_scalar(&self.fixed_lifetime, b"fixed_lifetime", SCALAR_F64, True)
-        self.declare_scalar(&self.lifetime_scale, b"lifetime_scale", SCALAR_F64, True)
-        self.declare_scalar(&self.use_aggregation, b"use_aggregation", SCALAR_BOOL, True)
-        self.declare_scalar(&self.step, b"step", SCALAR_F64, True)
-        self.declare_scalar(&self.recycling, b"recycling", SCALAR_BOOL, True)
-        self.declare_scalar(&self.linear, b"linear", SCALAR_BOOL, True)
-        self.declare_scalar(&self.linear_rate, b"linear_rate", SCALAR_F64, True)
-        self.declare_scalar(&self.coef_cols, b"coef_cols", SCALAR_I32, False)
-        self.declare_scalar(&self.n_recycled, b"n_recycled", SCALAR_I64, False)
-        self.declare_scalar(&self.lifetime, b"lifetime", SCALAR_F64, False)
-        self.declare_scalar(&self.warmup, b"warmup", SCALAR_I32, False)
-        self.declare_scalar(&self.hazard, b"hazard", SCALAR_F64, False)
+        declare_array(self, <void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
+        declare_array(self, <void**>&self.logw, b"logw", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.logwt, b"logwt", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_array(self, <void**>&self.resting, b"resting", CELL_I32, ROWS_NODE, NULL, NULL, True, 0)
+        declare_array(self, <void**>&self.coef, b"coef", CELL_F64, ROWS_NODE, &self.coef_stride,
+                            &self.coef_cols, True, 0.0)
+        declare_array(self, <void**>&self.z, b"z", CELL_F64, ROWS_SLOT, NULL, NULL, False, 0.0)
+        declare_array(self, <void**>&self.path_coef, b"path_coef", CELL_F64, ROWS_PATH, NULL, NULL,
+                            False, 0.0)
+        declare_scalar(self, &self.consistent, b"consistent", SCALAR_BOOL, True)
+        declare_scalar(self, &self.fixed_lifetime, b"fixed_lifetime", SCALAR_F64, True)
+        declare_scalar(self, &self.lifetime_scale, b"lifetime_scale", SCALAR_F64, True)
+        declare_scalar(self, &self.use_aggregation, b"use_aggregation", SCALAR_BOOL, True)
+        declare_scalar(self, &self.step, b"step", SCALAR_F64, True)
+        declare_scalar(self, &self.recycling, b"recycling", SCALAR_BOOL, True)
+        declare_scalar(self, &self.linear, b"linear", SCALAR_BOOL, True)
+        declare_scalar(self, &self.linear_rate, b"linear_rate", SCALAR_F64, True)
+        declare_scalar(self, &self.coef_cols, b"coef_cols", SCALAR_I32, False)
+        declare_scalar(self, &self.n_recycled, b"n_recycled", SCALAR_I64, False)
+        declare_scalar(self, &self.lifetime, b"lifetime", SCALAR_F64, False)
+        declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False)
+        declare_scalar(self, &self.hazard, b"hazard", SCALAR_F64, False)
 
     cdef int _start(self) except -1:
         self.hazard = rng_exponential(&self.rng, 1.0)
@@ -106,7 +109,7 @@ cdef class MondrianTree(BoxTree):
     cdef int _resize_features(self, int32_t capacity) except -1 nogil:
         BoxTree._resize_features(self, capacity)
         if self.linear and self.task == TASK_REGRESSION:
-            self._restride(&self.coef_stride, self.feature_capacity + 1)
+            restride_rows(self, &self.coef_stride, self.feature_capacity + 1)
         return 0
 
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
@@ -214,11 +217,11 @@ cdef class MondrianTree(BoxTree):
     cdef int recycle(self) except -1 nogil:
         """Free nodes for new splits at the cap: the twigs (interior nodes over two leaves)
         that hold the least data, an eighth of the cap of them at a time (a quarter of the nodes),
-        become leaves again (`Tree.shed_twigs`). A freed twig keeps its box and statistics
+        become leaves again (`_tree_budget.shed_twigs`). A freed twig keeps its box and statistics
         (which already count its leaves' samples) and rests until a sample reaches it; then it
         may split again when the process says so. The nodes go where the data is dense, in
         bounded memory."""
-        self.n_recycled += self.shed_twigs(self.node_limit() // 8)
+        self.n_recycled += shed_twigs(self, node_limit(self) // 8)
         return 0
 
     cdef int free_twig(self, int32_t node) except -1 nogil:
@@ -419,7 +422,7 @@ cdef class MondrianTree(BoxTree):
         if order == NULL:
             with gil:
                 raise MemoryError()
-        for k in range(self.order_nodes(order)):  # parents first
+        for k in range(order_nodes(self, order)):  # parents first
             self.start_model(order[k])
         free(order)
         return 0

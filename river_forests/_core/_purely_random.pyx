@@ -45,6 +45,7 @@ from ._boxtree cimport BoxTree
 from ._random cimport rng_randint, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, Tree,
                      add_stats)
+from ._tree_table cimport declare_array, declare_scalar
 from ._tree import register_kind
 
 import numpy as np
@@ -59,19 +60,19 @@ cdef class PurelyRandomTree(BoxTree):
         self.cuts_scale = 1.0
         self.cuts_exponent = 0.5
         self.pool_size = 0
-        self.declare_array(<void**>&self.next_slot, b"next_slot", CELL_I32, ROWS_NODE, NULL, NULL,
-                           True, -1)
-        self.declare_array(<void**>&self.pool, b"pool", CELL_F64, ROWS_NODE, &self.pool_size, NULL,
-                           True, NAN)
-        self.declare_array(<void**>&self.pool_seen, b"pool_seen", CELL_F64, ROWS_NODE, NULL, NULL,
-                           True, 0.0)
-        self.declare_scalar(&self.consistent, b"consistent", SCALAR_BOOL, True)
-        self.declare_scalar(&self.fixed_cuts, b"fixed_cuts", SCALAR_I32, True)
-        self.declare_scalar(&self.cuts_scale, b"cuts_scale", SCALAR_F64, True)
-        self.declare_scalar(&self.cuts_exponent, b"cuts_exponent", SCALAR_F64, True)
-        self.declare_scalar(&self.scale_invariant, b"scale_invariant", SCALAR_BOOL, True)
-        self.declare_scalar(&self.pool_size, b"pool_size", SCALAR_I32, True)
-        self.declare_scalar(&self.n_cuts, b"n_cuts", SCALAR_I32, False)
+        declare_array(self, <void**>&self.next_slot, b"next_slot", CELL_I32, ROWS_NODE, NULL, NULL,
+                            True, -1)
+        declare_array(self, <void**>&self.pool, b"pool", CELL_F64, ROWS_NODE, &self.pool_size, NULL,
+                            True, NAN)
+        declare_array(self, <void**>&self.pool_seen, b"pool_seen", CELL_F64, ROWS_NODE, NULL, NULL,
+                            True, 0.0)
+        declare_scalar(self, &self.consistent, b"consistent", SCALAR_BOOL, True)
+        declare_scalar(self, &self.fixed_cuts, b"fixed_cuts", SCALAR_I32, True)
+        declare_scalar(self, &self.cuts_scale, b"cuts_scale", SCALAR_F64, True)
+        declare_scalar(self, &self.cuts_exponent, b"cuts_exponent", SCALAR_F64, True)
+        declare_scalar(self, &self.scale_invariant, b"scale_invariant", SCALAR_BOOL, True)
+        declare_scalar(self, &self.pool_size, b"pool_size", SCALAR_I32, True)
+        declare_scalar(self, &self.n_cuts, b"n_cuts", SCALAR_I32, False)
 
     # ---------------------------------------------------------------- rates
 

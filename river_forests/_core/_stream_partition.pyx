@@ -53,6 +53,7 @@ from ._pool cimport pool_alloc, pool_block, pool_free, pool_grow_cells, pool_has
 from ._random cimport rng_poisson, rng_randint, rng_uniform
 from ._tree cimport (NO_BYTE_CAP, CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
                      SCALAR_INT, TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats)
+from ._tree_table cimport declare_array, declare_pool, declare_scalar, nbytes, row_bytes
 
 cdef enum:
     # cells of a candidates block before the columns: n_dims, n_points
@@ -134,27 +135,27 @@ cdef class StreamPartitionTree(Tree):
         self.split_confidence = 0.01
         self.tie_threshold = 0.05
         self.leaf_prediction = LEAF_MAJORITY
-        self.declare_array(<void**>&self.slot, b"slot", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
-        self.declare_array(<void**>&self.born, b"born", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
-        self.declare_pool(&self.cands, b"cands", NULL, NULL)
-        self.declare_pool(&self.hists, b"hists", &self.value_stride, &self.n_values)
-        self.declare_scalar(&self.structure_fraction, b"structure_fraction", SCALAR_F64, True)
-        self.declare_scalar(&self.candidate_features, b"candidate_features", SCALAR_F64, True)
-        self.declare_scalar(&self.candidate_points, b"candidate_points", SCALAR_I32, True)
-        self.declare_scalar(&self.min_gain, b"min_gain", SCALAR_F64, True)
-        self.declare_scalar(&self.alpha, b"alpha", SCALAR_F64, True)
-        self.declare_scalar(&self.alpha_growth, b"alpha_growth", SCALAR_F64, True)
-        self.declare_scalar(&self.beta, b"beta", SCALAR_F64, True)
-        self.declare_scalar(&self.max_active, b"max_active", SCALAR_I32, True)
-        self.declare_scalar(&self.splitter, b"splitter", SCALAR_INT, True)
-        self.declare_scalar(&self.honest, b"honest", SCALAR_BOOL, True)
-        self.declare_scalar(&self.grace_period, b"grace_period", SCALAR_F64, True)
-        self.declare_scalar(&self.split_confidence, b"split_confidence", SCALAR_F64, True)
-        self.declare_scalar(&self.tie_threshold, b"tie_threshold", SCALAR_F64, True)
-        self.declare_scalar(&self.leaf_prediction, b"leaf_prediction", SCALAR_INT, True)
-        self.declare_scalar(&self.n_estimation, b"n_estimation", SCALAR_F64, False)
-        self.declare_scalar(&self.n_active, b"n_active", SCALAR_I32, False)
-        self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
+        declare_array(self, <void**>&self.slot, b"slot", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
+        declare_array(self, <void**>&self.born, b"born", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
+        declare_pool(self, &self.cands, b"cands", NULL, NULL)
+        declare_pool(self, &self.hists, b"hists", &self.value_stride, &self.n_values)
+        declare_scalar(self, &self.structure_fraction, b"structure_fraction", SCALAR_F64, True)
+        declare_scalar(self, &self.candidate_features, b"candidate_features", SCALAR_F64, True)
+        declare_scalar(self, &self.candidate_points, b"candidate_points", SCALAR_I32, True)
+        declare_scalar(self, &self.min_gain, b"min_gain", SCALAR_F64, True)
+        declare_scalar(self, &self.alpha, b"alpha", SCALAR_F64, True)
+        declare_scalar(self, &self.alpha_growth, b"alpha_growth", SCALAR_F64, True)
+        declare_scalar(self, &self.beta, b"beta", SCALAR_F64, True)
+        declare_scalar(self, &self.max_active, b"max_active", SCALAR_I32, True)
+        declare_scalar(self, &self.splitter, b"splitter", SCALAR_INT, True)
+        declare_scalar(self, &self.honest, b"honest", SCALAR_BOOL, True)
+        declare_scalar(self, &self.grace_period, b"grace_period", SCALAR_F64, True)
+        declare_scalar(self, &self.split_confidence, b"split_confidence", SCALAR_F64, True)
+        declare_scalar(self, &self.tie_threshold, b"tie_threshold", SCALAR_F64, True)
+        declare_scalar(self, &self.leaf_prediction, b"leaf_prediction", SCALAR_INT, True)
+        declare_scalar(self, &self.n_estimation, b"n_estimation", SCALAR_F64, False)
+        declare_scalar(self, &self.n_active, b"n_active", SCALAR_I32, False)
+        declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False)
 
     cdef int _start(self) except -1:
         if self.task == TASK_REGRESSION:
@@ -211,7 +212,7 @@ cdef class StreamPartitionTree(Tree):
             cells = HEAD + dims + m * dims + m
             rows = m * dims * PARTS
         if self.max_bytes < NO_BYTE_CAP and <long long>(
-                self.nbytes() + 2 * self.row_bytes() + sizeof(double) * (
+                nbytes(self) + 2 * row_bytes(self) + sizeof(double) * (
                     pool_grow_cells(&self.cands, cells)
                     + pool_grow_cells(&self.hists, rows * self.value_stride))) > self.max_bytes:
             return 0
@@ -300,7 +301,7 @@ cdef class StreamPartitionTree(Tree):
         does not ask (its results stay those of its releases)."""
         if self.max_active != FRINGE_AUTO or self.max_bytes >= NO_BYTE_CAP:
             return True
-        return <long long>(self.nbytes() + 2 * self.row_bytes() + sizeof(double) * (
+        return <long long>(nbytes(self) + 2 * row_bytes(self) + sizeof(double) * (
             HEAD + 1 + TAIL + G_ROWS * self.value_stride)) <= self.max_bytes
 
     cdef bint all_fit(self, int32_t waiting) noexcept nogil:
@@ -315,7 +316,7 @@ cdef class StreamPartitionTree(Tree):
         else:
             cells = HEAD + self.n_features + <size_t>self.candidate_points * (self.n_features + 1)
             rows = <size_t>self.candidate_points * self.n_features * PARTS
-        return <long long>(self.nbytes() + 2 * self.row_bytes() + sizeof(double) * (
+        return <long long>(nbytes(self) + 2 * row_bytes(self) + sizeof(double) * (
             pool_grow_cells(&self.cands, <size_t>waiting * cells)
             + pool_grow_cells(&self.hists, <size_t>waiting * rows * self.value_stride))) \
             <= self.max_bytes

@@ -7,8 +7,8 @@
 # the random generator, and the storage of every array and scalar a kind declares.
 #
 # A kind (one file pair: `_mondrian`, `_purely_random`, ...) declares its extra arrays,
-# scalars and per-leaf pools once, in its `__cinit__` (`declare_array` / `declare_scalar` /
-# `declare_pool`): that one row drives allocation, growth, freeing, `__sizeof__`,
+# scalars and per-leaf pools once, in its `__cinit__` (`_tree_table`: `declare_array` /
+# `declare_scalar` / `declare_pool`): that one row drives allocation, growth, freeing, `__sizeof__`,
 # `get_state`, `set_state` and the construction parameters, which reach the tree by name
 # (`Tree(task=..., max_nodes=..., seed=..., ...)`). It then implements `learn` and, if it
 # does not cut on one feature at a time, `descend` (the router; the axis-aligned one is
@@ -126,7 +126,7 @@ cdef class Tree:
     cdef long long limit_bytes  # `max_bytes` then
     cdef int32_t limit_max      # `max_nodes` then
     cdef size_t limit_pools     # the pools' bytes then
-    cdef long long layout       # counts changes of the row widths (`_restride`, `_resize_features`)
+    cdef long long layout       # counts changes of the row widths (`_tree_table.restride_rows`, `resize_slots`)
 
     # --- the walk a prediction leaves for the learn of the same row (test-then-train) ---
     cdef int32_t walked         # length of the last walk `descend` wrote into `path`
@@ -188,30 +188,16 @@ cdef class Tree:
     cdef PoolSpec pools_[MAX_POOLS]
     cdef int n_pools
 
-    cdef int declare_array(self, void** ptr, const char* name, int cell, int rows, int32_t* stride,
-                           int32_t* cols, bint saved, double fill) except -1
-    cdef int declare_scalar(self, void* ptr, const char* name, int kind, bint param) except -1
-    cdef int declare_pool(self, Pool* pool, const char* name, int32_t* stride,
-                          int32_t* cols) except -1
     cdef int _start(self) except -1
 
     # node storage
     cdef bint can_add(self, int32_t k) noexcept nogil
-    cdef size_t nbytes(self) noexcept nogil
-    cdef size_t row_bytes(self) noexcept nogil
-    cdef int32_t node_limit(self) noexcept nogil
-    cdef int fit_budget(self) except -1 nogil
     cdef int drop_growth(self) except -1 nogil
     cdef int free_twig(self, int32_t node) except -1 nogil
-    cdef int32_t shed_twigs(self, int32_t want) except -1 nogil
     cdef int32_t add_node(self, int32_t parent) except -1 nogil
     cdef int32_t add_children(self, int32_t node, int32_t column, double threshold) except -1 nogil
     cdef int32_t insert_parent(self, int32_t node, bint new_right) except -1 nogil
-    cdef int32_t collapse(self, const int32_t* nodes, int32_t n) except -1 nogil
-    cdef int _resize_nodes(self, int32_t capacity) except -1 nogil
     cdef int _resize_features(self, int32_t capacity) except -1 nogil
-    cdef int _resize_values(self, int32_t stride) except -1 nogil
-    cdef int _restride(self, int32_t* stride, int32_t new_stride) except -1 nogil
     cdef int _clear_slot(self, int32_t slot) except -1 nogil
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil
     cdef int offer_column(self, int32_t c, int32_t k) except -1 nogil
@@ -219,15 +205,12 @@ cdef class Tree:
 
     # learning
     cdef double draw_weight(self) noexcept nogil
-    cdef int age_gain(self) except -1 nogil
-    cdef int credit(self, int32_t depth, double y, double w) except -1 nogil
     cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil
     cdef int learn_sample(self, const double* x, int32_t n_features, double y) except -1 nogil
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil
     cdef int clear_stats(self) except -1 nogil
     cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil
     cdef int after_refit(self) except -1 nogil
-    cdef int32_t order_nodes(self, int32_t* order) noexcept nogil
 
     # prediction
     cdef int32_t descend(self, const double* x) noexcept nogil
@@ -235,10 +218,9 @@ cdef class Tree:
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil
     cdef void blend_path(self, int32_t depth, double* out, int32_t n_out) noexcept nogil
 
-    # pickling
+    # the saved state (`_tree_state`)
     cpdef dict get_state(self)
     cpdef set_state(self, dict state, bint borrow=*, Py_ssize_t columns=*)
-    cdef int _writable(self) except -1
 
 
 cdef enum:
@@ -247,7 +229,7 @@ cdef enum:
 
 cdef inline bint credit_due(long long offered) noexcept nogil:
     """Whether the `offered`-th sample offered to a tree (its `n_offered` then) is one its
-    splits are credited with (`Tree.credit`): one in CREDIT_EVERY, picked by a hash of its
+    splits are credited with (`_tree_credit.credit`): one in CREDIT_EVERY, picked by a hash of its
     position (never the tree's generator, whose draws shape the tree; nor a fixed period,
     which a periodic stream could alias), its credit weighing CREDIT_EVERY times its weight."""
     cdef uint64_t z = <uint64_t>offered * 0x9E3779B97F4A7C15ULL
@@ -267,10 +249,61 @@ cdef inline void add_stats(Tree tree, int32_t node, double y, double w) noexcept
         v[1] += w * y * y
 
 
+cdef inline void relink_child(Tree tree, int32_t parent, int32_t old, int32_t node) noexcept nogil:
+    """Put `node` where `old` stood under `parent` (-1: as the tree's root)."""
+    if parent < 0:
+        tree.root = node
+    elif tree.left[parent] == old:
+        tree.left[parent] = node
+    else:
+        tree.right[parent] = node
+
+
 cdef inline const double* row_of(const double[:, ::1] X, Py_ssize_t i) noexcept nogil:
     """The address of row `i` of a C-contiguous batch, also when the batch has no column (a
     forest that knows no feature yet: no tree reads a feature then)."""
     return <const double*>(X._data + i * X.strides[0])
+
+
+# --- the declaration table's cells and rows (the base, `_tree_state`, `_tree_budget`) ---
+cdef inline size_t cell_bytes(int cell) noexcept nogil:
+    """The bytes of a cell of kind `cell` (CELL_*)."""
+    if cell == CELL_I32:
+        return sizeof(int32_t)
+    if cell == CELL_F64:
+        return sizeof(double)
+    return sizeof(float)
+
+
+cdef inline void set_cell(void* p, int cell, size_t i, double v) noexcept nogil:
+    """Write `v` into cell `i` of an array of cells of kind `cell`."""
+    if cell == CELL_I32:
+        (<int32_t*>p)[i] = <int32_t>v
+    elif cell == CELL_F64:
+        (<double*>p)[i] = v
+    else:
+        (<float*>p)[i] = <float>v
+
+
+cdef inline void fill_cells(void* p, int cell, size_t start, size_t stop, double v) noexcept nogil:
+    """Write `v` into cells `start` to `stop` (excluded)."""
+    cdef size_t i
+    for i in range(start, stop):
+        set_cell(p, cell, i, v)
+
+
+cdef inline size_t table_rows(Tree tree, int rows) noexcept nogil:
+    """Rows allocated in an array of row kind `rows`."""
+    if rows == ROWS_NODE:
+        return tree.capacity
+    if rows == ROWS_SLOT:
+        return tree.feature_capacity
+    return <size_t>tree.capacity + 1
+
+
+cdef inline size_t table_stride(ArraySpec* a) noexcept nogil:
+    """Cells per row of array `a`."""
+    return <size_t>a.stride[0] if a.stride != NULL else 1
 
 
 # --- storage kernels shared by every tree kind ---

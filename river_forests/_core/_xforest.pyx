@@ -39,6 +39,8 @@ from ._splitter cimport SplitRecord, Splitter, best_split, splitter_init, splitt
 from ._tree cimport (NO_BYTE_CAP, SCALAR_BOOL, SCALAR_I32, SCALAR_I64, SCALAR_INT, SCALAR_F64,
                      CREDIT_EVERY, TASK_CLASSIFICATION, TASK_REGRESSION, Tree, add_stats,
                      credit_due, row_of)
+from ._tree_credit cimport age_gain, credit
+from ._tree_table cimport declare_array, declare_pool, declare_scalar, nbytes, row_bytes
 from ._tree import register_kind
 
 
@@ -85,18 +87,18 @@ cdef class XTree(Tree):
         self.bootstrap = True
         self.kept_rows = 0
         self.n_kept_slots = 0
-        self.declare_pool(&self.points, b"points", &self.feature_capacity, &self.n_features)
-        self.declare_pool(&self.targets, b"targets", NULL, NULL)
-        self.declare_scalar(&self.min_samples_split, b"min_samples_split", SCALAR_I32, True)
-        self.declare_scalar(&self.max_depth, b"max_depth", SCALAR_I32, True)
-        self.declare_scalar(&self.split_features_mode, b"split_features_mode", SCALAR_INT, True)
-        self.declare_scalar(&self.split_features, b"split_features", SCALAR_F64, True)
-        self.declare_scalar(&self.criterion, b"criterion", SCALAR_INT, True)
-        self.declare_scalar(&self.bootstrap, b"bootstrap", SCALAR_BOOL, True)
-        self.declare_scalar(&self.kept_rows, b"keep_per_leaf", SCALAR_I32, True)
-        self.declare_scalar(&self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False)
-        self.declare_scalar(&self.n_batches, b"n_batches", SCALAR_I64, False)
-        self.declare_scalar(&self.n_splits, b"n_splits", SCALAR_I32, False)
+        declare_pool(self, &self.points, b"points", &self.feature_capacity, &self.n_features)
+        declare_pool(self, &self.targets, b"targets", NULL, NULL)
+        declare_scalar(self, &self.min_samples_split, b"min_samples_split", SCALAR_I32, True)
+        declare_scalar(self, &self.max_depth, b"max_depth", SCALAR_I32, True)
+        declare_scalar(self, &self.split_features_mode, b"split_features_mode", SCALAR_INT, True)
+        declare_scalar(self, &self.split_features, b"split_features", SCALAR_F64, True)
+        declare_scalar(self, &self.criterion, b"criterion", SCALAR_INT, True)
+        declare_scalar(self, &self.bootstrap, b"bootstrap", SCALAR_BOOL, True)
+        declare_scalar(self, &self.kept_rows, b"keep_per_leaf", SCALAR_I32, True)
+        declare_scalar(self, &self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False)
+        declare_scalar(self, &self.n_batches, b"n_batches", SCALAR_I64, False)
+        declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False)
 
     cdef int _start(self) except -1:
         if self.task == TASK_CLASSIFICATION:
@@ -180,7 +182,7 @@ cdef class XTree(Tree):
             for i in range(n):
                 w[i] = self.draw_weight()
                 if self.gain_growth > 0.0:
-                    self.age_gain()
+                    age_gain(self)
             if self.bootstrap:
                 rows = <int32_t*>_alloc(<size_t>n * sizeof(int32_t))
                 for i in range(n):
@@ -213,7 +215,7 @@ cdef class XTree(Tree):
                     depth = self.descend(row_of(X, i))
                     # the splits of earlier batches, credited as `Tree.learn_sample` does
                     if self.gain_growth > 0.0 and depth > 1 and credit_due(offered + i + 1):
-                        self.credit(depth, y[i], w[i] * CREDIT_EVERY)
+                        credit(self, depth, y[i], w[i] * CREDIT_EVERY)
                     for a in range(depth):
                         add_stats(self, self.path[a], y[i], w[i])
                     reached[k].leaf = self.path[depth - 1]
@@ -383,7 +385,7 @@ cdef class XTree(Tree):
                     node = keep[i].node
                     cells = <size_t>m * fc
                     if self.max_bytes < NO_BYTE_CAP and <long long>(
-                            self.nbytes() + self.row_bytes() * 2 + sizeof(double)
+                            nbytes(self) + row_bytes(self) * 2 + sizeof(double)
                             * (pool_grow_cells(&self.points, cells)
                                + pool_grow_cells(&self.targets, 2 * <size_t>m))) > self.max_bytes:
                         break
