@@ -91,43 +91,40 @@ class _PaperParams(Parametrized):
         Features a split tries (every forest's ``max_features``), here their mean: a leaf
         entering the fringe tries min(1 + Poisson(max_features - 1), d) distinct features,
         drawn uniformly (d: the tree's features); the paper's lambda is ``max_features - 1``.
-        The paper used lambda = 1 and 10 on offline data; on streams where a few features matter a leaf must try most of them.
-        In the defaults benchmark (mean of seven streams) lambda = 16 scored 86.55%, 9 85.50%
-        (Agrawal 96.9% against 94.2%), 32 86.46% at 40% more memory; lambda = 1 never passed
-        82%.""")
+        The paper used lambda = 1 and 10 on offline data; on streams where a few features
+        matter a leaf must try most of them (the forest's docs page quotes the defaults run
+        that chose the value).""")
     candidate_points: int = Param(
         default=5, check=ints(1, 10_000), tree="candidate_points", cast=int,
         doc="""
         Thresholds per candidate feature. Gaussian splitter: that many, evenly inside the
         range seen (MOA's 10; 5 was chosen on the few-samples tuning streams). Points
         splitter: m, a leaf's first m structure points give the thresholds (x <= value goes
-        left); 5 scored 86.55% and the paper's 10 86.41% at twice the fringe's memory.""")
+        left); more thresholds cost fringe memory in proportion.""")
     min_gain: float = Param(
         default=0.001, check=floats(0.0), tree="min_gain", cast=float,
         doc="""
         tau: a leaf splits when a valid candidate's information gain (bits, on structure
-        points) exceeds it (ShouldSplit). The paper's 0.001 (5.1); 0.01 and 0.05 moved the
-        mean by less than 0.3 point.""")
+        points) exceeds it (ShouldSplit). The paper's 0.001 (section 5.1).""")
     alpha: float = Param(
         default=2.0, check=floats(0.0, low_inclusive=False), tree="alpha", cast=float,
         doc="""
         alpha(0): a candidate split is valid once each of its sides holds
         alpha(d) = alpha * alpha_growth^d estimation points, d the leaf's depth (the root's
-        is 0). Small values split early, which a stream rewards: 2 beat 5, 10 and 25 (the best
-        at 5 scored 85.13%); 1 fell to 85.21% (Agrawal: 85.4%, splits on too little data).""")
+        is 0). Small values split early, which a stream rewards; too small a value splits on
+        too little data.""")
     alpha_growth: float = Param(
         default=1.1, check=floats(1.0, high=10.0), tree="alpha_growth", cast=float,
         doc="""
         The growth rate of alpha(d). The paper's consistency needs alpha(d) -> infinity with
         d / alpha(d) -> 0: any rate above 1 gives it; 1 keeps alpha fixed (not consistent).
-        The paper's 1.1 (section 5.1) scored as well as 1.01 (86.55% against 86.51%).""")
+        The paper's 1.1 (section 5.1).""")
     beta: float = Param(
         default=4.0, check=floats(1.0), tree="beta", cast=float,
         doc="""
         beta(d) = beta * alpha(d) (beta >= 1): a leaf holding beta(d) estimation points splits
         at its next structure point if it has a valid candidate, whatever the gain
-        (MustSplit), so no branch stops growing. The paper used 4 to 10,000; 4 scored 86.55%,
-        1000 86.03%.""")
+        (MustSplit), so no branch stops growing. The paper used 4 to 10,000.""")
     max_active_leaves: int | str = Param(
         default="auto", check=schedule("auto", ints(1, 2**30), says="an int >= 1"), tree=_fringe,
         doc="""

@@ -245,7 +245,7 @@ cdef class CompiledADWIN:
     """The compiled ADWIN as an object, with river's `drift.ADWIN` interface (`update`,
     `drift_detected`, `width`, `total`, `variance`, `estimation`, `n_detections`) and its
     parameters and defaults, for the tests that hold it to river's detections. The forests
-    are to use the struct (`_adwin.pxd`) inside their per-sample loop (issue 31)."""
+    are to use the struct (`_adwin.pxd`) inside their per-sample loop."""
 
     cdef Adwin a
     cdef readonly double delta

@@ -233,7 +233,7 @@ cdef class Grove:
     cdef int rebudget(self, list names, Py_ssize_t n_labels, Py_ssize_t batch_size) except -1:
         """Share the budget out again (`budget_share`, for registries of `names` and
         `n_labels` labels) and give each tree its cap: a tree over its new share sheds nodes
-        (`Tree.fit_budget`)."""
+        (`_tree_budget.fit_budget`)."""
         cdef Py_ssize_t k
         if not budget_share(&self.memory, names, n_labels, self.watch.watching, batch_size):
             return 0

@@ -44,7 +44,7 @@ cdef class StreamPartitionTree(Tree):
     cdef double alpha_growth
     cdef double beta                # beta(d) = beta * alpha(d): MustSplit
     cdef int32_t max_active         # the fringe's cap: leaves collecting split statistics
-    # --- the levers of issue 30 (the paper's choice first) ---
+    # --- the levers of the defaults (the paper's choice first) ---
     cdef int splitter               # SPLITTER_POINTS (the paper's) or SPLITTER_GAUSSIAN
     cdef bint honest                # each point to one stream (the paper's), or to both
     cdef double grace_period        # Gaussian splitter: structure weight between split checks

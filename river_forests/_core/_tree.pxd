@@ -119,8 +119,7 @@ cdef class Tree:
                                 # (its `__sizeof__` less the object) never grow past it by a
                                 # new node; NO_BYTE_CAP: none (`node_limit`, `fit_budget`)
     # --- `node_limit`'s last answer, and what it was computed from (it is asked before every
-    # split and every insertion: a walk over every array and pool each time cost 14% of the
-    # Mondrian forest's time on elec) ---
+    # split and every insertion: a walk over every array and pool each time is too slow) ---
     cdef int32_t limit_nodes    # the answer (-1: none yet)
     cdef long long limit_layout # `layout` then
     cdef long long limit_bytes  # `max_bytes` then
