@@ -353,6 +353,7 @@ cdef class MondrianTree(BoxTree):
         return 0
 
     cdef int after_refit(self) except -1 nogil:
+        """Nodes no refit row reached start from their parents' models."""
         return models_restart(&self.models, self) if self.models.stride > 0 else 0
 
     # ---------------------------------------------------------------- one sample
