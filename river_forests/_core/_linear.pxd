@@ -1,6 +1,6 @@
-# Linear models in tree nodes: a row of coefficients (intercept first, then one per feature
-# slot) over a sample's features in the units of the tree's root range. Shared by every kind
-# that fits a linear model per node (the Mondrian regressor's linear leaves).
+# Linear models in tree nodes: a row of coefficients (intercept first, then one per input)
+# over an input vector a tree kind provides. The kernel of the linear leaves (`_leaf_linear`),
+# which any kind may hold (the Mondrian regressor's do).
 
 cdef inline double linear_value(const double* coef, const double* z, int n) noexcept nogil:
     """coef[0] + sum_d coef[1 + d] * z[d]."""

@@ -7,6 +7,7 @@
 from libc.stdint cimport int32_t
 
 from ._boxtree cimport BoxTree
+from ._leaf_linear cimport LinearLeaves
 
 
 cdef class MondrianTree(BoxTree):
@@ -18,10 +19,16 @@ cdef class MondrianTree(BoxTree):
                                 # logw for a leaf, log((e^logw + e^(logwt_left + logwt_right)) / 2)
     cdef int32_t* resting       # recycling: 1 for a leaf freed from a twig that no sample has
                                 # reached since (it does not split until one does)
-    cdef double* coef           # linear leaves: `coef_stride` cells per node, intercept then one
-                                # coefficient per slot, over x in units of the root range
-    cdef double* z              # scratch: the sample in those units (0 where missing)
+    cdef double* z              # scratch: the sample in units of the root range (0 where
+                                # missing): the linear leaves' input
     cdef double* path_coef      # scratch: the aggregated weight of each node of a walk
+
+    # --- linear leaves (regression; `_leaf_linear`): a model per node over `z` ---
+    cdef LinearLeaves models    # the coefficients (`coef`): the intercept, then one per slot;
+                                # stride feature_capacity + 1, or 0 without linear leaves
+    cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
+    cdef bint linear            # a node predicts with its linear model (else its mean)
+    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `fixed_lifetime` (False)
@@ -33,12 +40,6 @@ cdef class MondrianTree(BoxTree):
     cdef bint use_aggregation   # predict with the exponentially weighted mixture of prunings
     cdef double step            # learning rate of the weights (the loss's multiplier)
 
-    # --- linear leaves (regression) ---
-    cdef bint linear            # a node predicts with its linear model (else its mean)
-    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
-    cdef int32_t coef_stride    # cells per node row of `coef`: feature_capacity + 1, or 0
-    cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
-
     # --- at the node cap ---
     cdef bint recycling         # free the twigs holding the least data for new cuts (else freeze)
     cdef long long n_recycled   # nodes freed so far
@@ -48,8 +49,6 @@ cdef class MondrianTree(BoxTree):
     cdef double node_loss(self, int32_t node, double y, double prior, double var,
                           double* estimate) noexcept nogil
     cdef double load_z(self, const double* x) noexcept nogil
-    cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil
-    cdef void start_model(self, int32_t node) noexcept nogil
     cdef int recycle(self) except -1 nogil
     cdef int free_twig(self, int32_t node) except -1 nogil
     cdef double aggregation_start(self, double* var) noexcept nogil

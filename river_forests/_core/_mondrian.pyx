@@ -29,9 +29,9 @@ Three options go beyond the paper (each off gives its tree back, bit for bit):
 
 * **Recycling at the node cap** (`recycling`): a full tree frees the twigs holding the least
   data (`recycle`, through the shared `_tree_budget.collapse`), which rest until a sample reaches them.
-* **Linear leaves** (`linear`, regression): each node keeps a linear model of the target over
-  x in units of the root range (`coef`), stepped along the path like the statistics and
-  inherited by new nodes; the leaf's model predicts.
+* **Linear leaves** (`linear`, regression; the shared part `_leaf_linear`): each node keeps a
+  linear model of the target over x in units of the root range (`z`, `load_z`), stepped along
+  the path like the statistics and inherited by new nodes; the leaf's model predicts.
 * **Aggregation over prunings** (`use_aggregation`, AMF): each node keeps the log weight of its
   own predictions' cumulated loss (`logw`) and of its subtree over every pruning (`logwt`);
   the prediction is their mixture along the path (`aggregate_path`).
@@ -43,26 +43,26 @@ cdef enum:
 cdef double LOG2 = 0.6931471805599453
 
 
-from libc.math cimport INFINITY, NAN, exp, fabs, log, log1p, pow
+from libc.math cimport INFINITY, exp, fabs, log, log1p, pow
 from libc.stdint cimport int32_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 
 import numpy as np
 
 from ._tree import register_kind
 
 from ._axis cimport child
-from ._linear cimport linear_step, linear_value
 from ._box cimport extension, outside, padded
 from ._boxtree cimport BoxTree
+from ._leaf_linear cimport (model_copy, model_fit, model_gain, model_of, model_predict,
+                            model_value, models_clear_input, models_forget, models_refit_row,
+                            models_rescale, models_resize, models_restart)
 from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SLOT, SCALAR_BOOL, SCALAR_F64,
                      SCALAR_I32, SCALAR_I64, TASK_CLASSIFICATION, TASK_REGRESSION,
                      add_stats, prefetch_span)
 from ._tree_budget cimport node_limit, shed_twigs
-from ._tree_refit cimport order_nodes
-from ._tree_table cimport declare_array, declare_scalar, restride_rows
+from ._tree_table cimport declare_array, declare_scalar
 
 
 cdef class MondrianTree(BoxTree):
@@ -81,8 +81,8 @@ cdef class MondrianTree(BoxTree):
         declare_array(self, <void**>&self.logw, b"logw", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
         declare_array(self, <void**>&self.logwt, b"logwt", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
         declare_array(self, <void**>&self.resting, b"resting", CELL_I32, ROWS_NODE, NULL, NULL, True, 0)
-        declare_array(self, <void**>&self.coef, b"coef", CELL_F64, ROWS_NODE, &self.coef_stride,
-                            &self.coef_cols, True, 0.0)
+        declare_array(self, <void**>&self.models.coef, b"coef", CELL_F64, ROWS_NODE,
+                      &self.models.stride, &self.coef_cols, True, 0.0)
         declare_array(self, <void**>&self.z, b"z", CELL_F64, ROWS_SLOT, NULL, NULL, False, 0.0)
         declare_array(self, <void**>&self.path_coef, b"path_coef", CELL_F64, ROWS_PATH, NULL, NULL,
                             False, 0.0)
@@ -105,42 +105,34 @@ cdef class MondrianTree(BoxTree):
         return 0
 
     # ---------------------------------------------------------------- linear leaves
+    # (`_leaf_linear`: the models over `z`, one input a slot)
 
     cdef int _resize_features(self, int32_t capacity) except -1 nogil:
         BoxTree._resize_features(self, capacity)
         if self.linear and self.task == TASK_REGRESSION:
-            restride_rows(self, &self.coef_stride, self.feature_capacity + 1)
+            models_resize(&self.models, self, self.feature_capacity)
         return 0
 
     cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
         BoxTree.ensure_features(self, n_columns)
-        if self.coef_stride > 0:
+        if self.models.stride > 0:
             self.coef_cols = self.n_features + 1
         return 0
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
-        """A slot's new feature starts with no coefficient in any node."""
-        cdef int32_t j
-        if self.coef_stride > 0:
-            for j in range(self.n_nodes):
-                self.coef[<size_t>j * self.coef_stride + 1 + slot] = 0.0
+        if self.models.stride > 0:
+            models_clear_input(&self.models, self.n_nodes, slot)
         return BoxTree._clear_slot(self, slot)
 
     cdef int maybe_rescale(self, const double* xs) except -1 nogil:
-        """A rescale changes the units of the models' inputs: their coefficients follow, so
-        every model predicts what it did."""
-        cdef int32_t d, j
-        cdef double ratio
-        if self.coef_stride == 0:
+        """A rescale changes the units of the models' inputs (`z` keeps the old ones)."""
+        cdef int32_t d
+        if self.models.stride == 0:
             return BoxTree.maybe_rescale(self, xs)
         for d in range(self.n_features):
             self.z[d] = self.scale[d]
         BoxTree.maybe_rescale(self, xs)
-        for d in range(self.n_features):
-            if self.z[d] != self.scale[d]:
-                ratio = self.z[d] / self.scale[d] if self.scale[d] > 0.0 else 0.0
-                for j in range(self.n_nodes):
-                    self.coef[<size_t>j * self.coef_stride + 1 + d] *= ratio
+        models_rescale(&self.models, self.n_nodes, self.z, self.scale, self.n_features)
         return 0
 
     cdef double load_z(self, const double* x) noexcept nogil:
@@ -155,16 +147,6 @@ cdef class MondrianTree(BoxTree):
             self.z[d] = v
             nz += v * v
         return nz
-
-    cdef void fit_node(self, int32_t node, double y, double g) noexcept nogil:
-        """One step of the node's model towards y, before the node counts y (`z` holds the
-        sample): the slopes by normalized least mean squares (g = linear_rate * weight /
-        (1 + |z|^2)), the intercept by the running mean of the residuals over the node's
-        samples (a step of 1 / (weight + 2): the first residual counts half against the model
-        the node started from), so where the features do not vary the model is the mean."""
-        cdef double* c = self.coef + <size_t>node * self.coef_stride
-        cdef double r = y - linear_value(c, self.z, self.n_features)
-        linear_step(c, self.z, self.n_features, r / (self.weight[node] + 2.0), g * r)
 
     cdef double leaf_rate(self, int32_t node) noexcept nogil:
         """A leaf splits at the rate of its linear dimension (ExtendMondrian); a leaf that
@@ -201,11 +183,9 @@ cdef class MondrianTree(BoxTree):
         # as it was (log((e^w + e^(w/2 + w/2)) / 2) = w), and within a child the share is an
         # offset common to the child and its subtree, which cancels in its weight.
         l = self.left[node]
-        if self.coef_stride > 0:  # linear leaves: the children start from their parent's model
-            memcpy(self.coef + <size_t>l * self.coef_stride,
-                   self.coef + <size_t>node * self.coef_stride, self.coef_stride * sizeof(double))
-            memcpy(self.coef + <size_t>(l + 1) * self.coef_stride,
-                   self.coef + <size_t>node * self.coef_stride, self.coef_stride * sizeof(double))
+        if self.models.stride > 0:  # linear leaves: the children start from their parent's model
+            model_copy(&self.models, l, node)
+            model_copy(&self.models, l + 1, node)
         self.logw[l] = 0.5 * self.logw[node]
         self.logwt[l] = self.logw[l]
         self.logw[l + 1] = self.logw[l]
@@ -254,8 +234,8 @@ cdef class MondrianTree(BoxTree):
         if n + a > 0.0:
             e = (v[0] + a * prior) / (n + a)
         estimate[0] = e
-        if self.coef_stride > 0 and self.n_features > 0:  # linear leaves: the node's model
-            r = y - linear_value(self.coef + <size_t>node * self.coef_stride, self.z, self.n_features)
+        if self.models.stride > 0 and self.n_features > 0:  # linear leaves: the node's model
+            r = y - model_value(&self.models, node, self.z, self.n_features)
         else:
             r = y - e
         return r * r / (2.0 * var)
@@ -286,7 +266,7 @@ cdef class MondrianTree(BoxTree):
         cdef int32_t k, c, j, known
         cdef double left_over = 1.0, wk, est, est2, acc, n, f, spread, a = self.smoothing
         cdef const double* v
-        cdef bint linear = self.coef_stride > 0 and self.n_features > 0
+        cdef bint linear = self.models.stride > 0 and self.n_features > 0
         for k in range(depth):
             j = self.path[k]
             if k == depth - 1:
@@ -333,28 +313,15 @@ cdef class MondrianTree(BoxTree):
                 est2 = (v[1] + a * est2) / (n + a)
             f = est
             if linear:
-                f = linear_value(self.coef + <size_t>j * self.coef_stride, self.z, self.n_features)
+                f = model_value(&self.models, j, self.z, self.n_features)
             spread = est2 - est * est
             out[0] += self.path_coef[k] * f
             out[1] += self.path_coef[k] * (f * f + (spread if spread > 0.0 else 0.0))
         return 0
-        for c in range(2):
-            v = self.value + <size_t>self.root * self.value_stride
-            est = v[c] / n
-            acc = 0.0
-            for k in range(depth):
-                j = self.path[k]
-                n = self.weight[j]
-                if n + a > 0.0:
-                    est = (self.value[<size_t>j * self.value_stride + c] + a * est) / (n + a)
-                acc += self.path_coef[k] * est
-            out[c] = acc
-        return 0
 
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
         cdef int32_t depth = self.descend(x)
-        cdef double f, var
-        cdef bint linear = self.coef_stride > 0 and depth > 0 and self.n_features > 0
+        cdef bint linear = self.models.stride > 0 and depth > 0 and self.n_features > 0
         if linear:  # a tree with no feature has no model but the mean
             self.load_z(x)
         if self.use_aggregation:
@@ -362,12 +329,7 @@ cdef class MondrianTree(BoxTree):
             return
         self.blend_path(depth, out, n_out)
         if linear:
-            # linear leaves: the leaf's model gives the mean, the spread stays the path's
-            f = linear_value(self.coef + <size_t>self.path[depth - 1] * self.coef_stride,
-                             self.z, self.n_features)
-            var = out[1] - out[0] * out[0]
-            out[0] = f
-            out[1] = f * f + (var if var > 0.0 else 0.0)
+            model_predict(&self.models, self.path[depth - 1], self.z, self.n_features, out)
 
     cdef int clear_stats(self) except -1 nogil:
         """A refit also forgets what was learned from the old targets: the aggregation
@@ -376,56 +338,23 @@ cdef class MondrianTree(BoxTree):
         for j in range(self.n_nodes):
             self.logw[j] = 0.0
             self.logwt[j] = 0.0
-        if self.coef_stride > 0:
-            # NaN: not fitted since the refit began (`refit_sample` starts it from its parent's)
-            for j in range(self.n_nodes):
-                self.coef[<size_t>j * self.coef_stride] = NAN
+        if self.models.stride > 0:
+            models_forget(&self.models, self.n_nodes)
         return BoxTree.clear_stats(self)
 
     cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
         """A refit's row on its path (`path[:depth]`, counted already): the linear models of
         the path take their step, as when the tree learns."""
-        cdef int32_t k
         cdef double nz
-        if self.coef_stride == 0 or self.n_features == 0:
-            return 0
-        nz = self.load_z(x)
-        for k in range(depth):
-            self.start_model(self.path[k])
-            # the intercept's step counts the row already counted: as when learning, before
-            self.weight[self.path[k]] -= 1.0
-            self.fit_node(self.path[k], y, self.linear_rate / nz)
-            self.weight[self.path[k]] += 1.0
+        if self.models.stride > 0 and self.n_features > 0:
+            nz = self.load_z(x)
+            models_refit_row(&self.models, self, depth, self.z, self.n_features, y,
+                             model_gain(self.linear_rate, 1.0, nz))
         return 0
-
-    cdef void start_model(self, int32_t node) noexcept nogil:
-        """A node's model not fitted since a refit began starts from its parent's (the root's
-        from 0 slopes at its mean)."""
-        cdef double* c = self.coef + <size_t>node * self.coef_stride
-        cdef int32_t p = self.parent[node]
-        if c[0] == c[0]:
-            return
-        if p >= 0:
-            memcpy(c, self.coef + <size_t>p * self.coef_stride, self.coef_stride * sizeof(double))
-        else:
-            memset(c, 0, self.coef_stride * sizeof(double))
-            if self.weight[node] > 0.0:
-                c[0] = self.value[<size_t>node * self.value_stride] / self.weight[node]
 
     cdef int after_refit(self) except -1 nogil:
         """Nodes no refit row reached start from their parents' models."""
-        cdef int32_t* order
-        cdef int32_t k
-        if self.coef_stride == 0:
-            return 0
-        order = <int32_t*>malloc(<size_t>(self.n_nodes + 1) * sizeof(int32_t))
-        if order == NULL:
-            with gil:
-                raise MemoryError()
-        for k in range(order_nodes(self, order)):  # parents first
-            self.start_model(order[k])
-        free(order)
-        return 0
+        return models_restart(&self.models, self) if self.models.stride > 0 else 0
 
     # ---------------------------------------------------------------- one sample
 
@@ -435,7 +364,7 @@ cdef class MondrianTree(BoxTree):
         `xs` is x shifted by `origin`, the units of the boxes. `loss` is node's loss on x
         (aggregation): the parent, which has node's statistics and past, and the new leaf,
         which predicts as its parent, both take it; node itself did not see x. `g` is the step
-        of the linear models (`fit_node`)."""
+        of the linear models (`_leaf_linear.model_gain`)."""
         cdef double u = rng_uniform(&self.rng) * total
         cdef double acc = 0.0, v, lo, hi, thr, e
         cdef int32_t d, dim = -1, p, s
@@ -473,14 +402,12 @@ cdef class MondrianTree(BoxTree):
         self.rate[p] = self.rate[node]
         add_stats(self, p, y, w)
         add_stats(self, s, y, w)
-        if self.coef_stride > 0:
+        if self.models.stride > 0:
             # p starts from node's model and learns x (having counted x already: its intercept
             # step is 1 / (weight + 1), one sample gentler than on a walk); s starts from p's
-            memcpy(self.coef + <size_t>p * self.coef_stride,
-                   self.coef + <size_t>node * self.coef_stride, self.coef_stride * sizeof(double))
-            self.fit_node(p, y, g)
-            memcpy(self.coef + <size_t>s * self.coef_stride,
-                   self.coef + <size_t>p * self.coef_stride, self.coef_stride * sizeof(double))
+            model_copy(&self.models, p, node)
+            model_fit(&self.models, p, self.z, self.n_features, y, self.weight[p], g)
+            model_copy(&self.models, s, p)
         if self.use_aggregation:
             self.logw[p] = self.logw[node] - self.step * w * loss
             self.logw[s] = -self.step * w * loss
@@ -514,9 +441,9 @@ cdef class MondrianTree(BoxTree):
         cdef bint out, leaf
         cdef bint agg = self.use_aggregation
         cdef double prior = 0.0, var = 1.0, loss = 0.0, est, g = 0.0
-        cdef bint fit = self.coef_stride > 0
+        cdef bint fit = self.models.stride > 0
         if fit:
-            g = self.linear_rate * (w if w < 1.0 else 1.0) / self.load_z(x)
+            g = model_gain(self.linear_rate, w, self.load_z(x))
         if agg:
             prior = self.aggregation_start(&var)
         while True:
@@ -546,7 +473,7 @@ cdef class MondrianTree(BoxTree):
             if agg:
                 self.logw[j] -= self.step * w * loss
             if fit:
-                self.fit_node(j, y, g)
+                model_fit(&self.models, j, self.z, n_features, y, self.weight[j], g)
             if leaf and self.resting[j]:
                 self.resting[j] = 0
                 out = True  # a resting leaf wakes up: its split rate comes back
@@ -584,16 +511,17 @@ cdef class MondrianTree(BoxTree):
             # lifetime 0: the root only learns its box and statistics (and its model, whose
             # intercept starts at the first target: the inputs start at 0, the origin)
             self.stretch(self.root)
-            nz = self.load_z(x) if self.coef_stride > 0 else 1.0
+            nz = self.load_z(x) if self.models.stride > 0 else 1.0
             if self.use_aggregation:
                 prior = self.aggregation_start(&var)
                 self.logw[self.root] -= self.step * w * self.node_loss(self.root, y, prior, var, &prior)
                 self.logwt[self.root] = self.logw[self.root]
-            if self.coef_stride > 0:
+            if self.models.stride > 0:
                 if self.n_seen == 1:
-                    self.coef[<size_t>self.root * self.coef_stride] = y
+                    model_of(&self.models, self.root)[0] = y
                 else:
-                    self.fit_node(self.root, y, self.linear_rate * (w if w < 1.0 else 1.0) / nz)
+                    model_fit(&self.models, self.root, self.z, self.n_features, y,
+                              self.weight[self.root], model_gain(self.linear_rate, w, nz))
             add_stats(self, self.root, y, w)
             return 0
         self.maybe_rescale(self.shifted)
