@@ -22,7 +22,7 @@ from ._core._random import tree_seed
 from ._core._tree import TREE_KINDS, tree_from_state
 from ._core._watch import DriftWatch
 from ._forest import BaseForest
-from ._state import _from_spec, to_state
+from ._state import _from_spec, core_state
 
 __all__ = ["merge"]
 
@@ -113,9 +113,9 @@ def merge(forests):
         if part._core.n_pending:
             part._core.flush(after=part._after_batch, make_tree=part._make)
 
-    # every part as its versioned state (`river_forests._state.to_state`): the merge is
-    # made of those states, as a save or a pickle is
-    cores = [to_state(part, strict=False)["core"] for part in parts]
+    # every part's compiled state (`river_forests._state.core_state`, what a save or a
+    # pickle holds, each tree's state with its parameters): the merge is made of those
+    cores = [core_state(part, strict=False) for part in parts]
     names, feature_index = _union(c["names"] for c in cores)
     if len(names) > first.max_width:
         raise ValueError(f"the forests know {len(names)} features together, more than "

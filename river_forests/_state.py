@@ -41,8 +41,8 @@ from ._version import __version__
 FORMAT = "river-forests"
 
 #: the version of `to_state`'s dict and of the file (0: the pickles of 0.1 to 0.2; 1: 0.3's
-#: files, before feature importances)
-STATE_VERSION = 2
+#: files, before feature importances; 2: trees' states with their compiled parameters)
+STATE_VERSION = 3
 
 #: a header longer than this is refused before it is parsed (a wide stream's names take a
 #: few MB; the JSON of a crafted header could otherwise take many times its bytes)
@@ -262,10 +262,11 @@ def _tuples(v):
 
 def to_state(model, strict: bool = True) -> dict:
     """The model's whole state as plain data (see the module's docstring): ``version``,
-    ``package``, ``estimator`` (its class's name), ``params`` (every constructor parameter;
-    a detector as its river class's name and parameters) and ``core`` (the forest's compiled
-    state: `ForestCore.snapshot`, with the detectors that run in Python described with
-    their attributes). Taken under the model's lock: safe while another thread learns.
+    ``package``, ``estimator`` (its class's name), ``params`` (every constructor parameter,
+    by its public name; a detector as its river class's name and parameters) and ``core``
+    (the forest's compiled state, `core_state`, whose trees' states hold what the trees
+    learned but not the parameters they were built with: those are ``params``'). Taken
+    under the model's lock: safe while another thread learns.
 
     `strict` False (pickling only) keeps a detector whose attributes are not plain data as
     the object itself."""
@@ -274,6 +275,18 @@ def to_state(model, strict: bool = True) -> dict:
         raise TypeError(f"{cls.__name__} is not an estimator of river_forests")
     try:
         params = {n: _object_spec(getattr(model, n), False, strict) for n in _param_names(cls)}
+    except TypeError as e:
+        raise _not_plain(cls, e) from None
+    core = _trees_mapped(core_state(model, strict), _without_params(model._tree_params()))
+    return {"version": STATE_VERSION, "package": __version__,
+            "estimator": cls.__name__, "params": params, "core": core}
+
+
+def core_state(model, strict: bool = True) -> dict:
+    """The forest's compiled state (`ForestCore.snapshot`: its trees' whole states, each
+    with the parameters it was built with), with the detectors that run in Python
+    described by their attributes; what `to_state` saves and `river_forests.merge` joins."""
+    try:
         core = model._core.snapshot()
         watch = core["forest"]["watch"]
         if watch is not None:
@@ -284,11 +297,45 @@ def to_state(model, strict: bool = True) -> dict:
                                         for ds in watch["python"])
             core["forest"] = dict(core["forest"], watch=watch)
     except TypeError as e:
-        raise TypeError(f"this {cls.__name__}'s state is not plain data ({e}): a model loaded "
-                        "from a 0.2 pickle that runs river's ADWIN in Python cannot be saved "
-                        "without pickle; rebuild its detectors (a new model) to save it") from None
-    return {"version": STATE_VERSION, "package": __version__,
-            "estimator": cls.__name__, "params": params, "core": core}
+        raise _not_plain(type(model), e) from None
+    return core
+
+
+def _not_plain(cls, e: TypeError) -> TypeError:
+    return TypeError(f"this {cls.__name__}'s state is not plain data ({e}): a model loaded "
+                     "from a 0.2 pickle that runs river's ADWIN in Python cannot be saved "
+                     "without pickle; rebuild its detectors (a new model) to save it")
+
+
+def _without_params(tree_params: dict):
+    """A tree state without the compiled parameters `tree_params` gives it (a value that
+    differs, as a model migrated from an old format may hold, stays in the tree's state)."""
+    def strip(t: dict) -> dict:
+        return {k: v for k, v in t.items() if k not in tree_params or not _same(v, tree_params[k])}
+    return strip
+
+
+def _with_params(tree_params: dict):
+    """A tree state completed with the compiled parameters `tree_params` gives it (a value
+    the state holds itself wins: see `_without_params`)."""
+    def complete(t):
+        return {**tree_params, **t} if isinstance(t, dict) else t
+    return complete
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b or (_number(a) and _number(b) and a == b
+                                             and isinstance(a, bool) == isinstance(b, bool))
+
+
+def _trees_mapped(core: dict, f) -> dict:
+    """`core` with `f` applied to each tree's state and each background tree's."""
+    core = dict(core, trees=[f(t) for t in core["trees"]])
+    forest = core.get("forest")
+    if isinstance(forest, dict) and isinstance(forest.get("background"), list):
+        core["forest"] = dict(forest, background=[None if b is None else f(b)
+                                                  for b in forest["background"]])
+    return core
 
 
 def from_state(state: dict, _borrow: bool = False):
@@ -369,6 +416,8 @@ def _build(state: dict, borrow: bool = False):
         raise ModelFileError("the detectors' state does not match drift_detector")
     if snap.get("classifier") is not (model._task == 0):
         raise ModelFileError(f"a {cls.__name__}'s forest state is not of its task")
+    # the trees' construction parameters, which their states leave to `params` (format 3)
+    snap = _trees_mapped(snap, _with_params(model._tree_params()))
     core = core_from_snapshot(snap, borrow)
     model._core = core
     if watch is None:  # no detectors: the empty reports a new forest has
@@ -495,8 +544,40 @@ def _add_importances(state: dict) -> dict:
     return dict(state, version=2, params=params, core=core)
 
 
+def _params_by_name(state: dict) -> dict:
+    """Version 2 -> 3: the model's parameters, by their public names, are the only place a
+    parameter is saved. A version-2 tree state holds the compiled parameters its tree was
+    built with (``lifetime_scale``, ``use_aggregation``, ...), and left a scalar its kind
+    declared later at the kind's starting value; it keeps them, and gets those starting
+    values: at load, a value a tree's state holds itself wins over the one the parameters
+    give, so a tree built by an older release loads and learns as it did."""
+    from ._core._tree import TREE_KINDS
+
+    if not isinstance(state.get("core"), dict):
+        raise ModelFileError("a model state needs its forest's state")
+    starts = {}
+
+    def tree(t):
+        kind = t.get("kind")
+        if kind not in TREE_KINDS:
+            return t  # refused at load, with the reason
+        if kind not in starts:
+            starts[kind] = TREE_KINDS[kind].declared_scalars()
+        return {**starts[kind], **t}
+
+    trees = state["core"].get("trees")
+    if not isinstance(trees, list) or not all(isinstance(t, dict) for t in trees):
+        raise ModelFileError("a forest's state needs a list of tree states")
+    forest = state["core"].get("forest")
+    background = forest.get("background") if isinstance(forest, dict) else None
+    if not isinstance(background, list) or not all(b is None or isinstance(b, dict)
+                                                   for b in background):
+        raise ModelFileError("a forest's background trees must be a list of tree states")
+    return dict(state, version=3, core=_trees_mapped(state["core"], tree))
+
+
 #: version -> the step that brings a state of that version to the next
-MIGRATIONS = {0: _from_pickle_era, 1: _add_importances}
+MIGRATIONS = {0: _from_pickle_era, 1: _add_importances, 2: _params_by_name}
 
 
 def migrate(state: dict) -> dict:

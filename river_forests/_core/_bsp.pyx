@@ -97,18 +97,19 @@ cdef class BSPTree(BoxTree):
         declare_scalar(self, &self.consistent, b"consistent", SCALAR_BOOL, True)
         declare_scalar(self, &self.fixed_budget, b"fixed_budget", SCALAR_F64, True)
         declare_scalar(self, &self.budget_scale, b"budget_scale", SCALAR_F64, True)
-        declare_scalar(self, &self.max_pairs, b"max_pairs", SCALAR_I32, True)
-        declare_scalar(self, &self.max_hull_vertices, b"max_hull_vertices", SCALAR_I32, True)
-        declare_scalar(self, &self.max_leaf_points, b"max_leaf_points", SCALAR_I32, True)
+        declare_scalar(self, &self.max_pairs, b"max_pairs", SCALAR_I32, True, 1, 2**20)
+        declare_scalar(self, &self.max_hull_vertices, b"max_hull_vertices", SCALAR_I32, True, 3,
+                       2**10)
+        declare_scalar(self, &self.max_leaf_points, b"max_leaf_points", SCALAR_I32, True, 0, 2**16)
         declare_scalar(self, &self.lifetime, b"budget", SCALAR_F64, False)
         declare_scalar(self, &self.hazard, b"hazard", SCALAR_F64, False)
-        declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False)
-        declare_scalar(self, &self.n_pairs, b"n_pairs", SCALAR_I32, False)
-        declare_scalar(self, &self.n_pair_slots, b"n_pair_slots", SCALAR_I32, False)
-        declare_scalar(self, &self.n_candidates, b"n_candidates", SCALAR_I64, False)
-        declare_scalar(self, &self.n_point_slots, b"n_point_slots", SCALAR_I32, False)
-        declare_scalar(self, &self.n_cuts, b"n_cuts", SCALAR_I64, False)
-        declare_scalar(self, &self.n_inserted, b"n_inserted", SCALAR_I64, False)
+        declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False, 0)
+        declare_scalar(self, &self.n_pairs, b"n_pairs", SCALAR_I32, False, 0)
+        declare_scalar(self, &self.n_pair_slots, b"n_pair_slots", SCALAR_I32, False, 0)
+        declare_scalar(self, &self.n_candidates, b"n_candidates", SCALAR_I64, False, 0)
+        declare_scalar(self, &self.n_point_slots, b"n_point_slots", SCALAR_I32, False, 0)
+        declare_scalar(self, &self.n_cuts, b"n_cuts", SCALAR_I64, False, 0)
+        declare_scalar(self, &self.n_inserted, b"n_inserted", SCALAR_I64, False, 0)
         declare_scalar(self, &self.grown_out, b"grown_out", SCALAR_BOOL, False)
 
     cdef int _start(self) except -1:
@@ -888,11 +889,10 @@ cdef class BSPTree(BoxTree):
                                                                        self.max_hull_vertices)
         max_points, n_pairs = get("max_leaf_points", self.max_leaf_points), get("n_pairs", 0)
         n_features = get("n_features", 0)
-        if not (1 <= max_pairs <= 2**20 and 3 <= max_vertices <= 2**10
-                and 0 <= max_points <= 2**16 and 0 <= n_pairs <= max_pairs):
-            raise ValueError("max_pairs, max_hull_vertices, max_leaf_points or n_pairs out of range")
-        if not (0 <= get("n_pair_slots", 0) <= n_features and 0 <= get("n_point_slots", 0) <= n_features
-                and get("n_candidates", 0) >= 0 and get("warmup", 0) >= 0):
+        # (each scalar's own range comes from its declaration: what ties them is checked here)
+        if n_pairs > max_pairs:
+            raise ValueError("n_pairs is more than max_pairs")
+        if get("n_pair_slots", 0) > n_features or get("n_point_slots", 0) > n_features:
             raise ValueError("the tree's slot counts are out of range")
 
         def blocks(name):

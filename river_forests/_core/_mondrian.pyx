@@ -94,10 +94,10 @@ cdef class MondrianTree(BoxTree):
         declare_scalar(self, &self.recycling, b"recycling", SCALAR_BOOL, True)
         declare_scalar(self, &self.linear, b"linear", SCALAR_BOOL, True)
         declare_scalar(self, &self.linear_rate, b"linear_rate", SCALAR_F64, True)
-        declare_scalar(self, &self.coef_cols, b"coef_cols", SCALAR_I32, False)
-        declare_scalar(self, &self.n_recycled, b"n_recycled", SCALAR_I64, False)
+        declare_scalar(self, &self.coef_cols, b"coef_cols", SCALAR_I32, False, 0)
+        declare_scalar(self, &self.n_recycled, b"n_recycled", SCALAR_I64, False, 0)
         declare_scalar(self, &self.lifetime, b"lifetime", SCALAR_F64, False)
-        declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False)
+        declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False, 0)
         declare_scalar(self, &self.hazard, b"hazard", SCALAR_F64, False)
 
     cdef int _start(self) except -1:

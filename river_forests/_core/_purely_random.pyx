@@ -67,12 +67,12 @@ cdef class PurelyRandomTree(BoxTree):
         declare_array(self, <void**>&self.pool_seen, b"pool_seen", CELL_F64, ROWS_NODE, NULL, NULL,
                             True, 0.0)
         declare_scalar(self, &self.consistent, b"consistent", SCALAR_BOOL, True)
-        declare_scalar(self, &self.fixed_cuts, b"fixed_cuts", SCALAR_I32, True)
+        declare_scalar(self, &self.fixed_cuts, b"fixed_cuts", SCALAR_I32, True, 0)
         declare_scalar(self, &self.cuts_scale, b"cuts_scale", SCALAR_F64, True)
         declare_scalar(self, &self.cuts_exponent, b"cuts_exponent", SCALAR_F64, True)
         declare_scalar(self, &self.scale_invariant, b"scale_invariant", SCALAR_BOOL, True)
-        declare_scalar(self, &self.pool_size, b"pool_size", SCALAR_I32, True)
-        declare_scalar(self, &self.n_cuts, b"n_cuts", SCALAR_I32, False)
+        declare_scalar(self, &self.pool_size, b"pool_size", SCALAR_I32, True, 0)
+        declare_scalar(self, &self.n_cuts, b"n_cuts", SCALAR_I32, False, 0)
 
     # ---------------------------------------------------------------- rates
 
@@ -259,8 +259,6 @@ cdef class PurelyRandomTree(BoxTree):
         if slots is not None and n and (slots.min() < -1
                                         or slots.max() >= state.get("n_features", 0)):
             raise ValueError("a leaf's next cut slot is not a feature slot of the tree")
-        if state.get("pool_size", 0) < 0:
-            raise ValueError("pool_size must be >= 0")
         seen = state.get("pool_seen")
         if seen is not None and n and not (np.isfinite(seen).all() and (seen >= 0).all()
                                            and (seen == np.floor(seen)).all()):

@@ -141,21 +141,24 @@ cdef class StreamPartitionTree(Tree):
         declare_pool(self, &self.hists, b"hists", &self.value_stride, &self.n_values)
         declare_scalar(self, &self.structure_fraction, b"structure_fraction", SCALAR_F64, True)
         declare_scalar(self, &self.candidate_features, b"candidate_features", SCALAR_F64, True)
-        declare_scalar(self, &self.candidate_points, b"candidate_points", SCALAR_I32, True)
+        declare_scalar(self, &self.candidate_points, b"candidate_points", SCALAR_I32, True, 1,
+                       2**16)
         declare_scalar(self, &self.min_gain, b"min_gain", SCALAR_F64, True)
         declare_scalar(self, &self.alpha, b"alpha", SCALAR_F64, True)
         declare_scalar(self, &self.alpha_growth, b"alpha_growth", SCALAR_F64, True)
         declare_scalar(self, &self.beta, b"beta", SCALAR_F64, True)
-        declare_scalar(self, &self.max_active, b"max_active", SCALAR_I32, True)
-        declare_scalar(self, &self.splitter, b"splitter", SCALAR_INT, True)
+        declare_scalar(self, &self.max_active, b"max_active", SCALAR_I32, True, 1)
+        declare_scalar(self, &self.splitter, b"splitter", SCALAR_INT, True, SPLITTER_POINTS,
+                       SPLITTER_GAUSSIAN)
         declare_scalar(self, &self.honest, b"honest", SCALAR_BOOL, True)
         declare_scalar(self, &self.grace_period, b"grace_period", SCALAR_F64, True)
         declare_scalar(self, &self.split_confidence, b"split_confidence", SCALAR_F64, True)
         declare_scalar(self, &self.tie_threshold, b"tie_threshold", SCALAR_F64, True)
-        declare_scalar(self, &self.leaf_prediction, b"leaf_prediction", SCALAR_INT, True)
-        declare_scalar(self, &self.n_estimation, b"n_estimation", SCALAR_F64, False)
-        declare_scalar(self, &self.n_active, b"n_active", SCALAR_I32, False)
-        declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False)
+        declare_scalar(self, &self.leaf_prediction, b"leaf_prediction", SCALAR_INT, True, LEAF_MAJORITY,
+                       LEAF_ADAPTIVE)
+        declare_scalar(self, &self.n_estimation, b"n_estimation", SCALAR_F64, False, 0.0)
+        declare_scalar(self, &self.n_active, b"n_active", SCALAR_I32, False, 0)
+        declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False, 0)
 
     cdef int _start(self) except -1:
         if self.task == TASK_REGRESSION:
@@ -813,12 +816,9 @@ cdef class StreamPartitionTree(Tree):
         get = lambda name, default: state[name] if name in state else default
         splitter, leaves = get("splitter", self.splitter), get("leaf_prediction", self.leaf_prediction)
         m, n_values = get("candidate_points", self.candidate_points), get("n_values", 0)
-        if splitter not in (SPLITTER_POINTS, SPLITTER_GAUSSIAN) \
-                or leaves not in (LEAF_MAJORITY, LEAF_NAIVE_BAYES, LEAF_ADAPTIVE) \
-                or (leaves != LEAF_MAJORITY and splitter != SPLITTER_GAUSSIAN):
-            raise ValueError("an unknown splitter or leaf prediction, or one the other cannot serve")
-        if not 1 <= m <= 2**16 or get("max_active", self.max_active) < 1:
-            raise ValueError("candidate_points or max_active out of range")
+        # (each scalar's own range comes from its declaration: what ties them is checked here)
+        if leaves != LEAF_MAJORITY and splitter != SPLITTER_GAUSSIAN:
+            raise ValueError("a leaf prediction the splitter cannot serve")
         slot = state.get("slot")
         if slot is None or not n:
             return

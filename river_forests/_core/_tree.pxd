@@ -72,6 +72,10 @@ cdef enum:
     SCALAR_F64 = 4           # double
 
 cdef enum:
+    MAX_WIDTH = 16777216     # 2**24: the widest row a saved state may claim (cells), and the
+                             # most feature slots, columns or statistics a saved tree may hold
+
+cdef enum:
     MAX_ARRAYS = 32
     MAX_SCALARS = 40
     MAX_POOLS = 4
@@ -97,6 +101,8 @@ ctypedef struct ScalarSpec:
     const char* name         # key in the saved state and name of the construction parameter
     int kind                 # SCALAR_*
     bint param               # may be set by name when the tree is built
+    double lo                # the least value a saved state may hold (`check_state`)
+    double hi                # the greatest
 
 
 cdef class Tree:

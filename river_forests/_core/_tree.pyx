@@ -20,7 +20,7 @@ from ._tree_budget cimport fit_budget, node_limit, set_max_bytes
 from ._tree_credit cimport age_gain, credit, tree_add_importances
 from ._tree_inspect cimport tree_estimate, tree_node, tree_predict_rows, tree_walk
 from ._tree_refit cimport refit_rows
-from ._tree_state cimport (tree_adopt_columns, tree_check_state, tree_get_state,
+from ._tree_state cimport (tree_adopt_columns, tree_check_state, tree_get_state, tree_scalars,
                            tree_remap_state, tree_set_state, tree_unborrow, writable)
 from ._tree_table cimport (declare_array, declare_scalar, nbytes, resize_nodes, resize_slots,
                            restride_rows, row_bytes, set_scalar, table_release)
@@ -107,24 +107,26 @@ cdef class Tree:
                             &self.n_values, True, 0.0)
         declare_array(self, <void**>&self.path, b"path", CELL_I32, ROWS_PATH, NULL, NULL, False, -1)
         declare_array(self, <void**>&self.columns, b"columns", CELL_I32, ROWS_SLOT, NULL, NULL, True, -1)
-        declare_scalar(self, &self.task, b"task", SCALAR_INT, True)
-        declare_scalar(self, &self.max_nodes, b"max_nodes", SCALAR_I32, True)
-        declare_scalar(self, &self.max_bytes, b"max_bytes", SCALAR_I64, True)
-        declare_scalar(self, &self.features_per_tree, b"features_per_tree", SCALAR_I32, True)
-        declare_scalar(self, &self.smoothing, b"smoothing", SCALAR_F64, True)
-        declare_scalar(self, &self.subsample_mode, b"subsample_mode", SCALAR_INT, True)
-        declare_scalar(self, &self.subsample_rate, b"subsample_rate", SCALAR_F64, True)
-        declare_scalar(self, &self.subsample_decay, b"subsample_decay", SCALAR_F64, True)
-        declare_scalar(self, &self.n_offered, b"n_offered", SCALAR_I64, False)
-        declare_scalar(self, &self.n_seen, b"n_seen", SCALAR_I64, False)
-        declare_scalar(self, &self.root, b"root", SCALAR_I32, False)
-        declare_scalar(self, &self.n_features, b"n_features", SCALAR_I32, False)
-        declare_scalar(self, &self.n_columns, b"n_columns", SCALAR_I32, False)
-        declare_scalar(self, &self.n_values, b"n_values", SCALAR_I32, False)
+        declare_scalar(self, &self.task, b"task", SCALAR_INT, True, TASK_CLASSIFICATION,
+                       TASK_REGRESSION)
+        declare_scalar(self, &self.max_nodes, b"max_nodes", SCALAR_I32, True, 1)
+        declare_scalar(self, &self.max_bytes, b"max_bytes", SCALAR_I64, True, 1)
+        declare_scalar(self, &self.features_per_tree, b"features_per_tree", SCALAR_I32, True, 1)
+        declare_scalar(self, &self.smoothing, b"smoothing", SCALAR_F64, True, 0.0)
+        declare_scalar(self, &self.subsample_mode, b"subsample_mode", SCALAR_INT, True, SUBSAMPLE_NONE,
+                       SUBSAMPLE_POISSON)
+        declare_scalar(self, &self.subsample_rate, b"subsample_rate", SCALAR_F64, True, 0.0)
+        declare_scalar(self, &self.subsample_decay, b"subsample_decay", SCALAR_F64, True, 0.0)
+        declare_scalar(self, &self.n_offered, b"n_offered", SCALAR_I64, False, 0)
+        declare_scalar(self, &self.n_seen, b"n_seen", SCALAR_I64, False, 0)
+        declare_scalar(self, &self.root, b"root", SCALAR_I32, False, -1)
+        declare_scalar(self, &self.n_features, b"n_features", SCALAR_I32, False, 0, MAX_WIDTH)
+        declare_scalar(self, &self.n_columns, b"n_columns", SCALAR_I32, False, 0, MAX_WIDTH)
+        declare_scalar(self, &self.n_values, b"n_values", SCALAR_I32, False, 0, MAX_WIDTH)
         self.gain_unit = 1.0
         declare_array(self, <void**>&self.gain, b"gain", CELL_F32, ROWS_NODE, NULL, NULL, True, 0.0)
-        declare_scalar(self, &self.gain_growth, b"gain_growth", SCALAR_F64, True)
-        declare_scalar(self, &self.gain_unit, b"gain_unit", SCALAR_F64, False)
+        declare_scalar(self, &self.gain_growth, b"gain_growth", SCALAR_F64, True, 0.0, 2.0)
+        declare_scalar(self, &self.gain_unit, b"gain_unit", SCALAR_F64, False, 1.0, 2e15)
 
     def __init__(self, **params):
         """A new empty tree. Every parameter is given by name: the base's (`task`,
@@ -153,6 +155,12 @@ cdef class Tree:
 
     def _set_scalar(self, str name, object v, bint param_only):
         set_scalar(self, name, v, param_only)
+
+    @classmethod
+    def declared_scalars(cls):
+        """Each scalar a tree of this kind declares, by name, at the value it takes before
+        any parameter is set: the value `set_state` leaves a scalar its state lacks at."""
+        return tree_scalars(cls.__new__(cls))
 
     # ---------------------------------------------------------------- node storage
 

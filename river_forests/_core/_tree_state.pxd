@@ -10,6 +10,8 @@ from ._tree cimport Tree
 
 # the state as plain data: version, kind, router, generator, scalars, arrays, pools
 cdef dict tree_get_state(Tree tree)
+# every declared scalar by name, at its value
+cdef dict tree_scalars(Tree tree)
 # restore a checked state (`borrow`: read the node arrays where they lie; `columns`: the
 # width of the rows the tree will read, -1 for the state's own)
 cdef int tree_set_state(Tree tree, dict state, bint borrow, Py_ssize_t columns) except -1

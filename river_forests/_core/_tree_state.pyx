@@ -14,10 +14,9 @@ import numpy as np
 cimport numpy as cnp
 
 from ._pool cimport pool_export, pool_import, pool_release
-from ._tree cimport (CELL_F32, CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SLOT, SCALAR_BOOL,
-                     SCALAR_F64, SCALAR_I32, SCALAR_I64, SCALAR_INT, STATE_VERSION,
-                     SUBSAMPLE_BERNOULLI, SUBSAMPLE_NONE, SUBSAMPLE_POISSON, TASK_CLASSIFICATION,
-                     TASK_REGRESSION, ArraySpec, ScalarSpec, Tree, cell_bytes, doubled,
+from ._tree cimport (CELL_F32, CELL_F64, CELL_I32, MAX_WIDTH, ROWS_NODE, ROWS_PATH, ROWS_SLOT,
+                     SCALAR_BOOL, SCALAR_F64, SCALAR_I32, SCALAR_I64, SCALAR_INT, STATE_VERSION,
+                     TASK_CLASSIFICATION, TASK_REGRESSION, ArraySpec, ScalarSpec, Tree, cell_bytes, doubled,
                      fill_cells, grow_array, table_rows, table_stride)
 from ._tree_table cimport resize_nodes, restride_rows, set_scalar
 
@@ -93,6 +92,13 @@ cdef dict tree_get_state(Tree tree):
         state[name], state[name + "_offsets"], state[name + "_rows"] = pool_export(
             tree.pools_[k].pool, cols)
     return state
+
+
+cdef dict tree_scalars(Tree tree):
+    """Every declared scalar by name, at its value."""
+    cdef int k
+    return {tree.scalars_[k].name.decode(): _get_scalar(&tree.scalars_[k])
+            for k in range(tree.n_scalars)}
 
 
 cdef int tree_set_state(Tree tree, dict state, bint borrow, Py_ssize_t columns) except -1:
@@ -242,6 +248,9 @@ cdef int tree_check_state(Tree tree, dict state, Py_ssize_t columns) except -1:
             if not _is_int(v) or not -bound <= v < bound:
                 raise ValueError(f"tree scalar {name!r} must be an integer that fits its "
                                  f"field, got {v!r}")
+        if not s.lo <= v <= s.hi:  # the range its declaration gives
+            raise ValueError(f"tree scalar {name!r} must lie in [{_bound(s.lo)}, "
+                             f"{_bound(s.hi)}], got {v!r}")
     left = _node_array(state, "left", np.int32)
     n = len(left)
     if n >= 2**31 - 1:
@@ -249,29 +258,16 @@ cdef int tree_check_state(Tree tree, dict state, Py_ssize_t columns) except -1:
     n_features = _given(state, "n_features", tree.n_features)
     n_columns = _given(state, "n_columns", tree.n_columns)
     n_values = _given(state, "n_values", tree.n_values)
-    task = _given(state, "task", tree.task)
-    if task not in (TASK_CLASSIFICATION, TASK_REGRESSION):
-        raise ValueError(f"tree scalar 'task' must be 0 or 1, got {task!r}")
-    if not 0 <= n_features <= min(_given(state, "features_per_tree", tree.features_per_tree),
-                                  MAX_WIDTH):
+    # (each scalar's own range was checked above, from its declaration; what is left is
+    # what ties scalars together)
+    if n_features > _given(state, "features_per_tree", tree.features_per_tree):
         raise ValueError(f"a tree of {n_features} feature slots is out of range")
-    if not n_features <= n_columns <= MAX_WIDTH:
+    if n_columns < n_features:
         raise ValueError(f"n_columns={n_columns} must lie in [n_features, {MAX_WIDTH}]")
-    if not 0 <= n_values <= MAX_WIDTH:
-        raise ValueError(f"a tree of {n_values} statistics a node is out of range")
-    if _given(state, "subsample_mode", tree.subsample_mode) not in (
-            SUBSAMPLE_NONE, SUBSAMPLE_BERNOULLI, SUBSAMPLE_POISSON):
-        raise ValueError("tree scalar 'subsample_mode' must be 0, 1 or 2")
-    if _given(state, "max_nodes", tree.max_nodes) < 1 \
-            or _given(state, "max_bytes", tree.max_bytes) < 1:
-        raise ValueError("a tree's max_nodes and max_bytes must be at least 1")
-    if _given(state, "n_seen", 0) < 0 or _given(state, "n_offered", 0) < 0:
-        raise ValueError("a tree's sample counts must be >= 0")
     growth = _given(state, "gain_growth", tree.gain_growth)
-    unit = _given(state, "gain_unit", tree.gain_unit)
-    if not (growth == 0.0 or 1.0 < growth <= 2.0) or not 1.0 <= unit <= 2e15:
-        raise ValueError("a tree's importance decay ('gain_growth' 0 or in (1, 2], "
-                         "'gain_unit' in [1, 2e15]) is out of range")
+    if not (growth == 0.0 or 1.0 < growth):
+        raise ValueError("a tree's importance decay ('gain_growth' 0 or in (1, 2]) is out "
+                         "of range")
     if "gain" in state and isinstance(state["gain"], np.ndarray) \
             and state["gain"].dtype == np.float32 and not np.isfinite(state["gain"]).all():
         raise ValueError("tree array 'gain' holds an infinite value")
@@ -408,10 +404,6 @@ cdef dict tree_remap_state(object cls, dict state, object columns, object classe
     return state
 
 
-#: the widest row a state may claim (cells) and the most columns a tree may consider
-MAX_WIDTH = 2**24
-
-
 cdef object _field_value(Tree tree, int32_t* field, dict state):
     """The value `state` gives the width field `field` (a declared scalar), else the
     field's own."""
@@ -440,6 +432,11 @@ cdef object _width(Tree tree, int32_t* stride, dict state, object n_features, ob
 cdef object _given(dict state, str name, object default):
     """`state[name]`, or `default` where the state has no such key."""
     return state[name] if name in state else default
+
+
+cdef str _bound(double b):
+    """A declared bound as the check's message shows it (an integral one without '.0')."""
+    return str(int(b)) if b == b and abs(b) < 2.0**63 and b == <long long>b else str(b)
 
 
 cdef bint _is_int(object v):

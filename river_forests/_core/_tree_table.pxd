@@ -11,8 +11,10 @@ from ._tree cimport Tree
 # cells of a row saved (`cols`, NULL: all), whether it is saved, the value of a new cell
 cdef int declare_array(Tree tree, void** ptr, const char* name, int cell, int rows,
                        int32_t* stride, int32_t* cols, bint saved, double fill) except -1
-# one scalar field (SCALAR_*): saved under `name`, a construction parameter if `param`
-cdef int declare_scalar(Tree tree, void* ptr, const char* name, int kind, bint param) except -1
+# one scalar field (SCALAR_*): saved under `name`, a construction parameter if `param`, its
+# saved value checked to lie in [lo, hi] (both inclusive; by default any value of its type)
+cdef int declare_scalar(Tree tree, void* ptr, const char* name, int kind, bint param,
+                        double lo=*, double hi=*) except -1
 # one pool field (`_pool.pxd`): blocks of rows of `stride` cells, `cols` of them saved
 cdef int declare_pool(Tree tree, Pool* pool, const char* name, int32_t* stride,
                       int32_t* cols) except -1

@@ -6,6 +6,7 @@ name, its release.
 """
 
 from libc.stdint cimport int32_t
+from libc.math cimport INFINITY
 from libc.stdlib cimport free
 
 from ._pool cimport Pool, pool_bytes, pool_init, pool_relayout, pool_release
@@ -27,12 +28,14 @@ cdef int declare_array(Tree tree, void** ptr, const char* name, int cell, int ro
     return 0
 
 
-cdef int declare_scalar(Tree tree, void* ptr, const char* name, int kind, bint param) except -1:
+cdef int declare_scalar(Tree tree, void* ptr, const char* name, int kind, bint param,
+                        double lo=-INFINITY, double hi=INFINITY) except -1:
     """Declare one scalar field (called from `__cinit__`): saved in the state under `name`,
-    and a construction parameter of that name if `param`."""
+    a construction parameter of that name if `param`, and a saved value must lie in
+    [`lo`, `hi`] (`check_state`; besides its type's own range)."""
     if tree.n_scalars >= MAX_SCALARS:
         raise RuntimeError("too many tree scalars: raise MAX_SCALARS in _tree.pxd")
-    tree.scalars_[tree.n_scalars] = ScalarSpec(ptr, name, kind, param)
+    tree.scalars_[tree.n_scalars] = ScalarSpec(ptr, name, kind, param, lo, hi)
     tree.n_scalars += 1
     return 0
 

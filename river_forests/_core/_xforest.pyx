@@ -89,16 +89,18 @@ cdef class XTree(Tree):
         self.n_kept_slots = 0
         declare_pool(self, &self.points, b"points", &self.feature_capacity, &self.n_features)
         declare_pool(self, &self.targets, b"targets", NULL, NULL)
-        declare_scalar(self, &self.min_samples_split, b"min_samples_split", SCALAR_I32, True)
-        declare_scalar(self, &self.max_depth, b"max_depth", SCALAR_I32, True)
-        declare_scalar(self, &self.split_features_mode, b"split_features_mode", SCALAR_INT, True)
+        declare_scalar(self, &self.min_samples_split, b"min_samples_split", SCALAR_I32, True, 1)
+        declare_scalar(self, &self.max_depth, b"max_depth", SCALAR_I32, True, 0)
+        declare_scalar(self, &self.split_features_mode, b"split_features_mode", SCALAR_INT, True,
+                       TRY_COUNT, TRY_ALL)
         declare_scalar(self, &self.split_features, b"split_features", SCALAR_F64, True)
-        declare_scalar(self, &self.criterion, b"criterion", SCALAR_INT, True)
+        declare_scalar(self, &self.criterion, b"criterion", SCALAR_INT, True, CRITERION_ENTROPY,
+                       CRITERION_MSE)
         declare_scalar(self, &self.bootstrap, b"bootstrap", SCALAR_BOOL, True)
-        declare_scalar(self, &self.kept_rows, b"keep_per_leaf", SCALAR_I32, True)
-        declare_scalar(self, &self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False)
-        declare_scalar(self, &self.n_batches, b"n_batches", SCALAR_I64, False)
-        declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False)
+        declare_scalar(self, &self.kept_rows, b"keep_per_leaf", SCALAR_I32, True, 0)
+        declare_scalar(self, &self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False, 0)
+        declare_scalar(self, &self.n_batches, b"n_batches", SCALAR_I64, False, 0)
+        declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False, 0)
 
     cdef int _start(self) except -1:
         if self.task == TASK_CLASSIFICATION:
@@ -450,20 +452,13 @@ cdef class XTree(Tree):
         return self.drop_kept()
 
     def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
-        """The split criterion of the tree's task, a known rule for the features tried, and
-        counts that are counts."""
+        """The split criterion of the tree's task (the scalars' own ranges come from their
+        declarations)."""
         task = state.get("task", self.task)
         criterion = state.get("criterion", self.criterion)
-        if (task == TASK_REGRESSION) != (criterion == CRITERION_MSE) \
-                or criterion not in (CRITERION_GINI, CRITERION_ENTROPY, CRITERION_MSE):
+        # (each scalar's own range comes from its declaration: what ties them is checked here)
+        if (task == TASK_REGRESSION) != (criterion == CRITERION_MSE):
             raise ValueError("the split criterion is not one of the tree's task")
-        if state.get("split_features_mode", self.split_features_mode) not in (
-                TRY_COUNT, TRY_SQRT, TRY_LOG2, TRY_FRACTION, TRY_ALL):
-            raise ValueError("an unknown rule for the features a split tries")
-        if state.get("min_samples_split", self.min_samples_split) < 1 \
-                or state.get("max_depth", self.max_depth) < 0 \
-                or state.get("keep_per_leaf", self.kept_rows) < 0:
-            raise ValueError("min_samples_split must be >= 1, max_depth >= 0 and keep_per_leaf >= 0")
 
     # ---------------------------------------------------------------- introspection
 
