@@ -11,9 +11,9 @@ from ._bsp cimport BSPTree
 ctypedef struct Cut:
     int32_t a               # the pair's first slot (the cut's `feature` is columns[a])
     int32_t b               # the pair's second slot (`feature_b`: columns[b])
-    double ca               # ca * x[a] + cb * x[b] <= thr goes left (raw units, `_oblique.pxd`)
-    double cb
-    double thr
+    double ca               # the line: ca * x[a] + cb * x[b] <= thr goes left (`_oblique.pxd`)
+    double cb               # the second slot's coefficient
+    double thr              # the threshold, in the data's raw units (not relative to `origin`)
 
 
 # a pair in proportion to `weight` (`total` its sum) with its hull in the block `src`
