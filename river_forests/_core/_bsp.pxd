@@ -2,6 +2,11 @@
 # of features, on the convex hulls of the data each node has seen. Boxes, scales, rates and
 # the budget's clock come from `_boxtree.BoxTree`; the cut router from `_oblique.pxd`; 2-D
 # hulls and random lines from `_hull.pxd`; a new parent above a node from `Tree.insert_parent`.
+# The class routes a sample (`insert`, algorithm 4); its concerns are modules of functions
+# taking the tree: `_bsp_pairs` (the sample of pairs of slots), `_bsp_hulls` (each node's
+# hulls: layout, upkeep as points arrive, measures), `_bsp_points` (the points a leaf keeps
+# and where they go at a cut), `_bsp_cuts` (a cut drawn on a pair, made on a leaf or inserted
+# above a node) and `_bsp_budget` (nodes, hulls and kept points under the byte budget).
 
 from libc.stdint cimport int32_t
 
@@ -54,33 +59,44 @@ cdef class BSPTree(BoxTree):
     cdef int32_t* pair_a        # the pairs as slot indices (a copy of the `pairs` block)
     cdef int32_t* pair_b
 
-    cdef double* work(self, size_t cells) except NULL nogil
-    cdef size_t block_cells(self) noexcept nogil
-    cdef size_t hull_cells(self) noexcept nogil
-    cdef size_t points_cells(self) noexcept nogil
-    cdef double* region(self, int k) noexcept nogil
     cdef int ensure_work(self) except -1 nogil
-    cdef int load_pairs(self) except -1 nogil
-    cdef int sync_pairs(self) except -1 nogil
-    cdef int reset_hulls(self, const int32_t* keep, int32_t old_pairs) except -1 nogil
-    cdef int set_hulls(self, int32_t node, const double* block, size_t cells) except -1 nogil
-    cdef int sync_points(self) except -1 nogil
-    cdef int keep_point(self, int32_t node, const double* x, double y, double w) except -1 nogil
-    cdef int drop_points(self) except -1 nogil
-    cdef int drop_growth(self) except -1 nogil
-    cdef bint points_fit(self, size_t point_cells, size_t target_cells) noexcept nogil
     cdef bint can_add(self, int32_t k) noexcept nogil
+    cdef int drop_growth(self) except -1 nogil
     cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil
-    cdef int point_hulls(self, int32_t node, const double* pts, int32_t n) except -1 nogil
-    cdef double hull_rate(self, int32_t node) noexcept nogil
-    cdef bint holds(self, int32_t node, const double* xs) noexcept nogil
-    cdef int32_t extended(self, int32_t node, const double* xs, double* block, double* delta,
-                          double* rate, bint* grown) except -1 nogil
-    cdef int32_t pick_pair(self, const double* src, const double* weight, double total,
-                           const double** verts, int32_t* nv) noexcept nogil
-    cdef int take_points(self, int32_t node, const double* pts, const double* tg, int32_t n,
-                         double seen) except -1 nogil
-    cdef int cut_not_crossing(self, int32_t node, const double* x, const double* xs,
-                              const double* block, size_t cells, const double* delta,
-                              double rate, double time, double y, double w) except -1 nogil
     cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil
+
+
+# --- the scratch's layout: regions of `scratch`, valid after `ensure_work` ---
+
+cdef inline size_t block_cells(BSPTree t) noexcept nogil:
+    """Cells of the largest hull block."""
+    return <size_t>t.n_pairs * (1 + 2 * <size_t>t.max_hull_vertices) + 1
+
+
+cdef inline size_t hull_cells(BSPTree t) noexcept nogil:
+    """Cells of the 2-D hull scratch (a leaf's kept points, or a hull and a point)."""
+    cdef size_t n = t.max_leaf_points if t.max_leaf_points > t.max_hull_vertices + 1 \
+        else t.max_hull_vertices + 1
+    return 8 * (n + 4)
+
+
+cdef inline size_t points_cells(BSPTree t) noexcept nogil:
+    """Cells of a leaf's points in scratch: rows of slot values, then (y, w) and a side per
+    point."""
+    return <size_t>t.max_leaf_points * (t.feature_capacity + 3) + t.feature_capacity
+
+
+cdef inline double* region(BSPTree t, int k) noexcept nogil:
+    """Scratch regions: 0 the block being extended (insert), 1 a child's block (a cut),
+    2 per-pair numbers, 3 a leaf's points, 4 2-D hull work."""
+    cdef size_t b = block_cells(t)
+    cdef size_t at = 0
+    if k > 0:
+        at += b
+    if k > 1:
+        at += b
+    if k > 2:
+        at += <size_t>t.n_pairs + 1
+    if k > 3:
+        at += points_cells(t)
+    return t.scratch + at
