@@ -38,7 +38,8 @@ MODULES = [
     "_leaf_linear",
     "_stream_partition", "_splitter", "_xforest", "_hull", "_bsp", "_bsp_pairs",
     "_bsp_hulls", "_bsp_points", "_bsp_cuts", "_bsp_budget", "_adwin", "_conformal",
-    "_budget", "_watch", "_labels", "_cache", "_batcher", "_grove", "_aggregator", "_forest",
+    "_budget", "_watch", "_labels", "_cache", "_batcher", "_grove", "_aggregator", "_forest_state",
+    "_forest",
     "_mapping",
 ]
 

@@ -1,9 +1,17 @@
 # The batcher, compiled: a forest that learns in batches (`batch_size` > 0, XForest) buffers
 # the rows `learn_one` gives it until a batch is full, counts the batches it learns, and keeps
 # its last predicted batch (each tree's answers, the forest's aggregate) for the detectors and
-# the interval calibrator when it learns that batch next. A part of the forest core
-# (`_forest.pxd`), which calls it under the model's lock; it owns its saved keys
-# (`n_batches`, `batch_size`, `pending_rows`, `pending_targets`) and their check.
+# the interval calibrator when it learns that batch next. It learns a batch (`learn`): with
+# neither detectors nor a calibrator, through the grove (`_grove.pxd`); else row by row for a
+# sequential forest (`_aggregator.pxd`), or from the kept answers. A part of the forest core
+# (`_forest.pxd`), which calls it under the model's lock; it owns its saved keys (`n_batches`,
+# `batch_size`, `pending_rows`, `pending_targets`) and their check.
+
+from ._aggregator cimport Aggregate
+from ._conformal cimport Calibrator
+from ._features cimport FeatureRegistry
+from ._grove cimport Grove
+
 
 cdef class Batcher:
     cdef readonly Py_ssize_t size        # rows a batch holds (0: learn_one learns at once)
@@ -11,7 +19,7 @@ cdef class Batcher:
     cdef list rows                       # buffered rows (registry order, their width then)
     cdef list targets                    # their encoded targets
     cdef object X                        # the last predicted batch's rows (a copy; small
-                                         # batches only, see `ForestCore._predict_rows`)
+                                         # batches only, see `predict`)
     cdef object pred                     # (rows, trees): each tree's class or mean
     cdef object agg                      # (rows, 2): the forest's mean and variance, for the
                                          # interval calibrator (regression)
@@ -22,9 +30,12 @@ cdef class Batcher:
     cdef object take(self)
     cdef int drop(self) except -1
     cdef int learned(self) except -1
-    cdef int forget(self) except -1
-    cdef int keep(self, object X, object pred, object agg, Py_ssize_t n_out,
-                  long long version) except -1
+    cdef object predict(self, Aggregate* a, Grove grove, Calibrator calibrator,
+                        const double[:, ::1] X, Py_ssize_t n_out, bint vote, bint classifier)
     cdef bint knows(self, object X, Py_ssize_t n_out, long long version) except -1
-    cdef dict buffered(self)
+    cdef int learn(self, Aggregate* a, Grove grove, FeatureRegistry features,
+                   Calibrator calibrator, object X, object y, Py_ssize_t n_out, bint vote,
+                   bint classifier, object executor, Py_ssize_t n_tasks,
+                   object make_tree) except -1
+    cdef dict state(self)
     cdef int set_state(self, dict state) except -1

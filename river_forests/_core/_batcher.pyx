@@ -1,11 +1,17 @@
-"""The batcher (see `_batcher.pxd`): the rows a batch forest buffers, its count of batches and
-its last predicted batch."""
+"""The batcher (see `_batcher.pxd`): the rows a batch forest buffers, its count of batches, its
+last predicted batch, and how a batch is learned."""
 
 import math
 
 import numpy as np
 
+from ._aggregator cimport agg_learn_rows, agg_predict_rows, agg_reserve
 from ._checks cimport is_int
+from ._conformal cimport conformal_learn_batch
+
+#: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
+#: that learns in batches keeps for its detectors
+cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
 
 
 cdef class Batcher:
@@ -57,22 +63,31 @@ cdef class Batcher:
             self.n_batches += 1
         return 0
 
-    cdef int forget(self) except -1:
-        """Drop the kept answers of the last predicted batch."""
-        self.pred = None
+    cdef object predict(self, Aggregate* a, Grove grove, Calibrator calibrator,
+                        const double[:, ::1] X, Py_ssize_t n_out, bint vote, bint classifier):
+        """The forest's predictions of rows `X` in registry order, (n, n_out) (`n_out`
+        classes' probabilities, or 2 for regression: mean and variance; `agg_predict_rows`).
+        A forest that learns in batches with detectors (or a calibrator) keeps a small batch,
+        each tree's answers to it and the aggregate (the rows and answers at most
+        `BATCH_CACHE_CELLS` cells, whatever the width of the stream: within the budget's
+        margin), for when it learns that batch next (`learn`); a larger batch is predicted
+        again there."""
+        cdef Py_ssize_t n_trees = len(grove.trees)
+        cdef bint record = (grove.watch.watching or calibrator.c != NULL) and self.size > 0 \
+            and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
+        if n_out == 0:
+            return np.zeros((X.shape[0], 0), dtype=np.float64)
+        self.pred = None  # the kept answers are of another batch now
         self.agg = None
-        return 0
-
-    cdef int keep(self, object X, object pred, object agg, Py_ssize_t n_out,
-                  long long version) except -1:
-        """Keep a predicted batch: its rows (copied), each tree's answers (or None), the
-        forest's aggregate (or None), at the forest's `version`."""
-        self.X = np.array(X, dtype=np.float64)
-        self.pred = pred
-        self.agg = agg
-        self.nout = n_out
-        self.version = version
-        return 0
+        pred = np.empty((X.shape[0], n_trees)) if record and grove.watch.watching else None
+        out = agg_predict_rows(a, grove, X, n_out, pred, vote, classifier)
+        if record:
+            self.X = np.array(X, dtype=np.float64)
+            self.pred = pred
+            self.agg = out.copy() if calibrator.c != NULL else None
+            self.nout = n_out
+            self.version = grove.version
+        return out
 
     cdef bint knows(self, object X, Py_ssize_t n_out, long long version) except -1:
         """Whether the kept batch is `X` (to the bit), predicted with `n_out` outputs at the
@@ -80,9 +95,49 @@ cdef class Batcher:
         return self.version == version and self.nout == n_out and self.X.shape == X.shape \
             and np.array_equal(self.X.view(np.uint64), np.asarray(X).view(np.uint64))
 
-    cdef dict buffered(self):
-        """The buffer's saved keys (copies)."""
-        return {"pending_rows": [r.copy() for r in self.rows],
+    cdef int learn(self, Aggregate* a, Grove grove, FeatureRegistry features,
+                   Calibrator calibrator, object X, object y, Py_ssize_t n_out, bint vote,
+                   bint classifier, object executor, Py_ssize_t n_tasks,
+                   object make_tree) except -1:
+        """Learn one batch (rows in registry order, encoded targets) and count it. Without
+        detectors or a calibrator, the grove learns it (`Grove.learn_rows`: each tree in one
+        call). With them, a sequential forest learns the rows one at a time, as `learn_one`
+        calls would (`agg_learn_rows`); a forest that learns in batches has its calibrator
+        learn each row, in order, from the forest's prediction of it before the batch, and
+        each tree's errors on the rows taken before the batch and seen by the detectors, row
+        by row, once it is learned (`Grove.learn_watched_batch`): both from the answers kept
+        when this batch was just predicted (`predict`), else predicted now."""
+        cdef const double[:, ::1] rows
+        cdef const double[::1] targets
+        cdef const double[:, ::1] agg
+        if not (grove.watch.watching or calibrator.c != NULL):
+            grove.learn_rows(X, y, executor, n_tasks)
+        elif self.size == 0:
+            agg_learn_rows(a, grove, features, calibrator, X, y, n_out, vote, classifier,
+                           make_tree)
+        else:
+            rows = X
+            targets = y
+            grove.version += 1
+            known = self.knows(X, n_out, grove.version)  # this batch was just predicted
+            if calibrator.c != NULL and grove.fitted():
+                agg = self.agg if known and self.agg is not None \
+                    else agg_predict_rows(a, grove, rows, n_out, None, vote, classifier)
+                conformal_learn_batch(calibrator.c, rows, targets, agg)
+            if not grove.watch.watching:
+                grove.learn_rows(X, y, executor, n_tasks)
+            else:
+                if n_out > 0:
+                    agg_reserve(a, n_out)
+                grove.learn_watched_batch(X, y, self.pred if known else None, n_out,
+                                          classifier, a.tmp, executor, n_tasks, make_tree)
+        grove.version += 1
+        return self.learned()
+
+    cdef dict state(self):
+        """The batcher's keys of the forest's state (the buffer copied)."""
+        return {"n_batches": self.n_batches, "batch_size": self.size,
+                "pending_rows": [r.copy() for r in self.rows],
                 "pending_targets": list(self.targets)}
 
     cdef int set_state(self, dict state) except -1:

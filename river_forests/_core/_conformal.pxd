@@ -94,3 +94,5 @@ cdef class Calibrator:
     cdef int need(self) except -1
     cdef int learn(self, const double* x, Py_ssize_t n_features, double y, double mean,
                    double second) except -1
+    cdef tuple interval(self, const double* x, Py_ssize_t n_features, double mean, double var)
+    cdef object intervals(self, const double[:, ::1] rows, object pred)

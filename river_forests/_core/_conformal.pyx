@@ -421,3 +421,18 @@ cdef class Calibrator:
         and its second moment (`conformal_learn`, the variance clipped at 0)."""
         cdef double var = second - mean * mean
         return conformal_learn(self.c, x, n_features, y, mean, var if var > 0.0 else 0.0)
+
+    cdef tuple interval(self, const double* x, Py_ssize_t n_features, double mean, double var):
+        """(mean, var, lower, upper): the interval of row `x` from the forest's prediction of
+        it (`conformal_interval`)."""
+        cdef double lo, hi
+        conformal_interval(self.c, x, n_features, mean, var, &lo, &hi)
+        return mean, var, lo, hi
+
+    cdef object intervals(self, const double[:, ::1] rows, object pred):
+        """An (n_rows, 4) array of each row's mean, variance (`pred`, the forest's (n_rows, 2)
+        prediction), lower and upper bounds (`conformal_intervals`)."""
+        out = np.empty((rows.shape[0], 4))
+        out[:, :2] = pred
+        conformal_intervals(self.c, rows, out)
+        return out

@@ -28,23 +28,18 @@ cdef class ForestCore:
                                              # regression): the struct, or none
 
     cdef int _own(self) except -1
-    cdef dict _forest_state(self)
     cdef int _set_forest_state(self, dict state, bint borrow) except -1
     cdef int _after(self, object after, object X, object y) except -1
     cpdef int rebudget(self) except -1
     cdef int _check_budget(self) except -1
     cdef tuple _checked_rows(self, values, list names, list ys, bint register_features)
     cdef Py_ssize_t _n_out(self)
-    cdef object _predict_rows(self, const double[:, ::1] X, bint keep=*)
-    cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1
-    cdef Py_ssize_t _predict_value(self, dict x) except -1
-    cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
-                                 object make_tree) except -1
+    cdef object _predict_rows(self, const double[:, ::1] X)
+    cdef Py_ssize_t _predict_one(self, dict x) except -1
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
                                object after, object make_tree) except -1
     cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
                     object make_tree) except -1
-
 
 
 cdef class BatchStep:

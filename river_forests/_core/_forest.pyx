@@ -5,13 +5,14 @@ driven through their compiled `learn_sample` / `predict` methods.
 
 The core routes rows through its parts; each part owns its state and its checks: the
 feature and label registries (`_features.pxd`, `_labels.pxd`), the aggregator
-(`_aggregator.pxd`: the trees' answers aggregated, and the last one-sample prediction in the
-prediction cache, `_cache.pxd`), the batcher (`_batcher.pxd`), the grove (`_grove.pxd`: the
-trees, their seeds, replacements and shares of the memory budget, `_budget.pxd`) with its
-drift watch (`_watch.pxd`: detectors, background trees, duels), and the interval calibrator
-(`_conformal.pxd`). Its saved state (`forest_state`) is its parts' keys; the Python layer
-reaches it through public methods only, and a forest's after-batch step through a
-`BatchStep`.
+(`_aggregator.pxd`: the trees' answers aggregated, the last one-sample prediction in the
+prediction cache, `_cache.pxd`, and the learn of a sample or of rows one at a time, with
+the answers the calibrator and the detectors learn from), the batcher (`_batcher.pxd`: a
+batch predicted or learned), the grove (`_grove.pxd`: the trees, their seeds, replacements
+and shares of the memory budget, `_budget.pxd`) with its drift watch (`_watch.pxd`:
+detectors, background trees, duels), and the interval calibrator (`_conformal.pxd`). Its
+saved state is its parts' keys (`_forest_state.pxd`); the Python layer reaches it through
+public methods only, and a forest's after-batch step through a `BatchStep`.
 
 Every public method holds the model's lock (`_lock.pxd`) from start to end, batches included
 (checking the labels, registering features, placing the rows and learning them are one call),
@@ -23,32 +24,23 @@ from libc.stdint cimport int32_t
 
 import sys
 
-import numpy as np
-
-from ._aggregator cimport (agg_cached, agg_free, agg_init, agg_keep_walks, agg_nbytes,
-                           agg_predict_row, agg_predict_rows, agg_reserve, agg_row,
-                           agg_watch_errors)
+from ._aggregator cimport (agg_best, agg_free, agg_init, agg_learn_one, agg_mean_var,
+                           agg_nbytes, agg_predict_one)
 from ._batcher cimport Batcher
-from ._budget cimport Budget, budget_get_state, budget_stale
-from ._checks cimport is_int
-from ._conformal cimport (Calibrator, conformal_interval, conformal_intervals,
-                          conformal_learn_batch)
+from ._budget cimport Budget, budget_stale
+from ._conformal cimport Calibrator
 from ._features cimport FeatureRegistry
+from ._forest_state cimport check_forest_state_of, forest_snapshot, forest_state, restore_forest
 from ._labels cimport LabelRegistry
 from ._lock cimport acquire, free_lock, new_lock, release
 from ._grove cimport Grove
 from ._random cimport RNG, rng_seed, rng_uniform
-from ._tree cimport Tree, row_of
-from ._watch cimport SWAP_AT_DRIFT, DriftWatch
+from ._tree cimport Tree
+from ._watch cimport SWAP_AT_DRIFT
 
-from ._budget import check_state as check_budget_state
-from ._conformal import check_state as check_calibrator_state
+from ._forest_state import check_snapshot
 from ._random import tree_seed
 from ._tree import tree_from_state
-
-#: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
-#: that learns in batches keeps for its detectors
-cdef Py_ssize_t BATCH_CACHE_CELLS = 16384
 
 #: the bytes the fields of the parts that are objects took in the core before they were
 #: parts (`ForestCore.__sizeof__`): the label registry's, the batcher's and the grove's
@@ -89,74 +81,6 @@ def forest_rng_state(object master_seed):
     cdef RNG r
     rng_seed(&r, tree_seed(master_seed or 0, -1))
     return (r.s0, r.s1, r.s2, r.s3)
-
-
-_I64 = 2**63
-
-
-def check_snapshot(dict snap):
-    """Raise ValueError unless `snap` has the shape of `ForestCore.snapshot`'s dict: what the
-    forest's compiled loops index (the trees' columns and classes within the registries, a
-    buffered row within the registry, per-tree lists as long as the trees) is in range."""
-    trees = snap.get("trees")
-    if not isinstance(trees, list) or not trees or not all(isinstance(t, dict) for t in trees):
-        raise ValueError("a forest's state needs a list of tree states")
-    names, labels = snap.get("names"), snap.get("labels")
-    if not isinstance(names, list) or not isinstance(labels, list):
-        raise ValueError("a forest's feature names and labels must be lists")
-    if not is_int(snap.get("max_width"), 1, 2**31) or len(names) > snap["max_width"]:
-        raise ValueError("the feature registry holds more names than its max_width")
-    try:
-        if len(set(names)) != len(names) or len(set(labels)) != len(labels):
-            raise ValueError("a forest's feature names and labels must be distinct")
-    except TypeError:
-        raise ValueError("a feature name or label is not hashable") from None
-    classifier = snap.get("classifier")
-    if not isinstance(classifier, bool) or not isinstance(snap.get("vote"), bool) \
-            or not isinstance(snap.get("full_warned"), bool):
-        raise ValueError("a forest's 'classifier', 'vote' and 'full_warned' are bools")
-    forest = snap.get("forest")
-    if not isinstance(forest, dict):
-        raise ValueError("a forest's state needs its own state ('forest')")
-    check_forest_state(forest, trees, classifier, len(names), len(labels))
-
-
-def check_forest_state(dict forest, list trees, bint classifier, Py_ssize_t n_names,
-                       Py_ssize_t n_labels):
-    """Raise ValueError unless `forest` has the shape of `ForestCore.forest_state`'s dict for
-    a forest of the trees `trees` (their states, or dicts of their "task", "n_columns" and
-    "n_values") whose registries hold `n_names` features and `n_labels` labels. Each part
-    checks its own keys (`DriftWatch.check_state`, `Batcher.check_state`, the interval
-    calibrator's and the budget's
-    `check_state`); every tree's task, columns and classes must be the forest's."""
-
-    def check_tree(dict t):
-        if t.get("task") != (0 if classifier else 1):
-            raise ValueError("a tree's task is not the forest's")
-        if not is_int(t.get("n_columns", 0), 0, n_names + 1):
-            raise ValueError("a tree considered more columns than the registry holds")
-        if classifier and not is_int(t.get("n_values", 0), 0, n_labels + 1):
-            raise ValueError("a tree counts more classes than the forest knows")
-
-    DriftWatch.check_state(forest, len(trees), check_tree)
-    for t in trees:
-        check_tree(t)
-    if not is_int(forest.get("n_replaced")):
-        raise ValueError("the forest's 'n_replaced' must be an integer >= 0")
-    if forest.get("master_seed") is not None and not is_int(forest["master_seed"], -_I64, 2**64):
-        raise ValueError("the forest's master seed must be an integer")
-    rng = forest.get("rng")
-    if not (isinstance(rng, (tuple, list)) and len(rng) == 4 and all(is_int(v, 0, 2**64) for v in rng)
-            and any(rng)):
-        raise ValueError("the forest's generator state must be four 64-bit words, not all 0")
-    Batcher.check_state(forest, n_names, max([t.get("n_columns", 0) for t in trees] + [0]),
-                        classifier, n_labels)
-    check_budget_state(forest)
-    intervals = forest.get("intervals")
-    if intervals is not None:
-        if classifier or not isinstance(intervals, dict):
-            raise ValueError("only a regressor has an interval calibrator")
-        check_calibrator_state(intervals)
 
 
 cdef class ForestCore:
@@ -231,38 +155,27 @@ cdef class ForestCore:
         return self.borrowing
 
     def snapshot(self):
-        """The core's whole state as plain data (trees as `Tree.get_state` dicts, which name
-        their kind), taken under the lock: the trees' states are copied here, not when a
-        caller later walks them (by then another thread may be growing them).
+        """The core's whole state as plain data (`forest_snapshot`: trees as `Tree.get_state`
+        dicts, which name their kind), taken under the lock: the trees' states are copied
+        here, not when a caller later walks them (by then another thread may be growing them).
         `core_from_snapshot` restores it."""
         acquire(self.lock)
         try:
-            return {"trees": [(<Tree>t).get_state() for t in self.grove.trees],
-                    "classifier": bool(self.classifier), "vote": bool(self.vote),
-                    "names": list(self.features.names), "max_width": self.features.max_width,
-                    "full_warned": bool(self.features.full_warned),
-                    "labels": list(self.targets.labels),
-                    "forest": self._forest_state()}
+            return forest_snapshot(self.grove, self.features, self.targets, self.classifier,
+                                   self.vote, self.batcher, self.calibrator)
         finally:
             release(self.lock)
 
     def forest_state(self):
-        """The forest's own state as plain data, taken under the lock: seeds, counters, its
-        generator, buffered rows, and its parts' keys (the drift watch's, `DriftWatch.state`;
-        the budget; the interval calibrator's). `set_forest_state` restores it."""
+        """The forest's own state as plain data, taken under the lock: its parts' keys
+        (`forest_state`: the grove's seeds, generator, drift watch and budget, the batcher's
+        counts and buffered rows, the interval calibrator's). `set_forest_state` restores
+        it."""
         acquire(self.lock)
         try:
-            return self._forest_state()
+            return forest_state(self.grove, self.batcher, self.calibrator)
         finally:
             release(self.lock)
-
-    cdef dict _forest_state(self):
-        cdef Grove g = self.grove
-        return {"master_seed": g.master_seed, "n_replaced": g.n_replaced,
-                "n_batches": self.batcher.n_batches, "batch_size": self.batcher.size,
-                "rng": (g.rng.s0, g.rng.s1, g.rng.s2, g.rng.s3),
-                **self.batcher.buffered(), **g.watch.state(), **budget_get_state(&g.memory),
-                "intervals": self.calibrator.state()}
 
     def set_forest_state(self, dict state):
         """Restore `forest_state`'s dict (a merge's, or a forest's given other trees: the
@@ -271,28 +184,20 @@ cdef class ForestCore:
         describe this forest raises ValueError and leaves it as it was."""
         acquire(self.lock)
         try:
-            check_forest_state(state, [{"task": (<Tree>t).task, "n_columns": (<Tree>t).n_columns,
-                                        "n_values": (<Tree>t).n_values} for t in self.grove.trees],
-                               self.classifier, len(self.features.names), len(self.targets.labels))
+            check_forest_state_of(state, self.grove, self.classifier, len(self.features.names),
+                                  len(self.targets.labels))
             self._set_forest_state(state, False)
             self.grove.version += 1
         finally:
             release(self.lock)
 
     cdef int _set_forest_state(self, dict state, bint borrow) except -1:
-        cdef DriftWatch watch = DriftWatch(len(self.grove.trees))
-        cdef Calibrator calibrator = None
-        watch.set_state(state, borrow, len(self.features.names))
-        if state["intervals"] is not None:
-            if self.classifier:
-                raise ValueError("only a regressor has an interval calibrator")
-            calibrator = Calibrator(state["intervals"])
-        self.grove.set_state(state, watch)
-        self.batcher.set_state(state)
-        self.borrowing = any(t.borrowed is not None for t in self.grove.trees + watch.background
-                             if t is not None)
-        if calibrator is not None:
-            self.calibrator = calibrator
+        """Restore the parts from `forest_state`'s dict (checked; `restore_forest`), then
+        share the budget out again."""
+        self.calibrator = restore_forest(state, borrow, self.grove, self.batcher,
+                                         self.calibrator, self.classifier,
+                                         len(self.features.names))
+        self.borrowing = self.grove.borrows()
         self.rebudget()
         return 0
 
@@ -318,24 +223,9 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    cdef int _calibrate(self, const double* x, Py_ssize_t n_features, double y) except -1:
-        """Before the trees learn row (x, y): the calibrator learns from the forest's
-        prediction of it (once a tree has learned something): the last one-sample
-        prediction's when it was of this row and nothing was learned since
-        (test-then-train), else predicted now."""
-        if not self.grove.fitted():  # nothing predicted this row: no error to learn from
-            return 0
-        if agg_cached(&self.agg, self.grove, self.features, x, n_features, 2):
-            return self.calibrator.learn(x, n_features, y, self.agg.cache.mean,
-                                         self.agg.cache.second)
-        agg_reserve(&self.agg, 2)
-        agg_row(&self.agg, self.grove, x, 2, self.vote, self.classifier, False)
-        return self.calibrator.learn(x, n_features, y, self.agg.acc[0], self.agg.acc[1])
-
     # ------------------------------------------------------------------ the grove's trees
-    # Replacements, background trees and the drift watch are the grove's (`_grove.pxd`),
-    # which acts on the watch's verdicts; a forest's after-batch step reaches them through a
-    # `BatchStep` (see `_after`).
+    # Replacements, background trees and the drift watch are the grove's (`_grove.pxd`); a
+    # forest's after-batch step reaches them through a `BatchStep` (see `_after`).
 
     def replace_tree(self, Py_ssize_t i, object make_tree):
         """Replace tree `i` by `make_tree(seed)`, seeded as the forest's next replacement
@@ -367,27 +257,6 @@ cdef class ForestCore:
             self.grove.set_watch_state(watch)
         finally:
             release(self.lock)
-
-    cdef int _learn_rows_watched(self, const double[:, ::1] X, const double[::1] y,
-                                 object make_tree) except -1:
-        """Learn rows one at a time with the detectors watching (or the interval calibrator
-        learning), exactly as `learn_one` calls would (each row's errors and interval, then
-        every tree learns it, then the detectors act): one compiled loop, a Python call only
-        when a detector fires."""
-        cdef Py_ssize_t i
-        cdef int32_t n_features = <int32_t>X.shape[1]
-        cdef const double* x
-        cdef bint watching = self.grove.watch.watching
-        self.grove.version += 1
-        for i in range(X.shape[0]):
-            x = row_of(X, i)
-            if self.calibrator.c != NULL:
-                self._calibrate(x, n_features, y[i])
-            if watching:
-                agg_watch_errors(&self.agg, self.grove, self.features, x, n_features, y[i], NULL,
-                                 self._n_out(), self.classifier)
-            self.grove.learn_sample(x, n_features, y[i], make_tree)
-        return 0
 
     # ------------------------------------------------------------------ the memory budget
 
@@ -450,14 +319,8 @@ cdef class ForestCore:
                 if self.batcher.add(self.features.buf, n_features, target):
                     self._flush(executor, n_tasks, after, make_tree)
                 return
-            if self.calibrator.c != NULL:
-                self._calibrate(self.features.buf, n_features, target)
-            if self.grove.watch.watching:
-                agg_watch_errors(&self.agg, self.grove, self.features, self.features.buf,
-                                 n_features, target, NULL, self._n_out(), self.classifier)
-            agg_keep_walks(&self.agg, self.grove, self.features, n_features)
-            self.grove.version += 1
-            self.grove.learn_sample(self.features.buf, <int32_t>n_features, target, make_tree)
+            agg_learn_one(&self.agg, self.grove, self.features, self.calibrator, n_features,
+                          target, self._n_out(), self.vote, self.classifier, make_tree)
         finally:
             release(self.lock)
 
@@ -478,11 +341,10 @@ cdef class ForestCore:
 
     cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
                     object make_tree) except -1:
-        """Learn the buffered rows as one batch (`Batcher.take`)."""
+        """Learn the buffered rows, if any, as one batch (`Batcher.take`)."""
         batch = self.batcher.take()
-        if batch is None:
-            return 0
-        return self._learn_batch_rows(batch[0], batch[1], executor, n_tasks, after, make_tree)
+        return 0 if batch is None else self._learn_batch_rows(batch[0], batch[1], executor,
+                                                              n_tasks, after, make_tree)
 
     def flush(self, object after=None, object executor=None, Py_ssize_t n_tasks=1,
               object make_tree=None):
@@ -495,42 +357,12 @@ cdef class ForestCore:
 
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
                                object after, object make_tree) except -1:
-        """Learn one batch (rows in registry order, encoded targets), count it, then run the
-        forest's after-batch step `after(core, X, y)` (if any) under the same lock: the
-        forest-level protocol XForest's swaps stand on. With detectors, a sequential forest
-        learns the rows one at a time (`_learn_rows_watched`); a forest that learns in batches
-        has each tree's errors on the rows taken before the batch and seen by the detectors,
-        row by row, once it is learned."""
-        cdef Py_ssize_t n_out = self._n_out()
-        cdef const double[:, ::1] rows
-        cdef const double[::1] targets
-        cdef const double[:, ::1] agg
-        if (self.grove.watch.watching or self.calibrator.c != NULL) and self.batcher.size == 0:
-            self._learn_rows_watched(X, y, make_tree)
-        elif self.grove.watch.watching or self.calibrator.c != NULL:
-            rows = X
-            targets = y
-            self.grove.version += 1
-            # each tree's answers, if this batch was just predicted
-            known = self.batcher.knows(X, n_out, self.grove.version)
-            if self.calibrator.c != NULL and self.grove.fitted():
-                # the calibrator learns each row, in order, from the forest's prediction of it
-                # before the batch (the batch just predicted, or predicted now)
-                agg = self.batcher.agg if known and self.batcher.agg is not None \
-                    else self._predict_rows(rows, False)
-                conformal_learn_batch(self.calibrator.c, rows, targets, agg)
-            if not self.grove.watch.watching:
-                self.grove.learn_rows(X, y, executor, n_tasks)
-            else:
-                if n_out > 0:
-                    agg_reserve(&self.agg, n_out)
-                self.grove.learn_watched_batch(X, y, self.batcher.pred if known else None,
-                                               n_out, self.classifier, self.agg.tmp, executor,
-                                               n_tasks, make_tree)
-        else:
-            self.grove.learn_rows(X, y, executor, n_tasks)
-        self.grove.version += 1
-        self.batcher.learned()
+        """Learn one batch (rows in registry order, encoded targets: `Batcher.learn`, which
+        counts it), then run the forest's after-batch step `after(step, X, y)` (if any) under
+        the same lock: the forest-level protocol XForest's swaps stand on."""
+        self.batcher.learn(&self.agg, self.grove, self.features, self.calibrator, X, y,
+                           self._n_out(), self.vote, self.classifier, executor, n_tasks,
+                           make_tree)
         if after is not None:
             self._after(after, X, y)
         return 0
@@ -538,55 +370,38 @@ cdef class ForestCore:
     cdef int _after(self, object after, object X, object y) except -1:
         """The forest's after-batch step, `after(step, X, y)` (XForest's swaps), under the lock
         this batch holds: `step`, a `BatchStep`, is what it sees of the forest and may change.
-        A tree it replaces starts afresh with its detectors too: they watched the tree it
-        replaced."""
-        cdef Py_ssize_t i
+        A tree it replaces starts afresh with its detectors too (`Grove.restart_replaced`)."""
         cdef BatchStep step = BatchStep(self)
         before = list(self.grove.trees) if self.grove.watch.watching else None
         try:
             after(step, X, y)
         finally:
             step.open = False
-        if before is not None:
-            for i in range(len(before)):
-                if self.grove.trees[i] is not before[i]:
-                    self.grove.restart(i)
-        return 0
+        return self.grove.restart_replaced(before)
 
     cdef Py_ssize_t _n_out(self):
         return len(self.targets.labels) if self.classifier else 2
 
     def predict_proba_one(self, dict x):
-        cdef Py_ssize_t c, n_out, n
+        cdef Py_ssize_t c
         acquire(self.lock)
         try:
             labels = self.targets.labels
-            n_out = len(labels)
-            if n_out == 0:
+            if not labels:
                 return {}
-            n = self.features.fill(x, False)
-            agg_reserve(&self.agg, n_out)
-            agg_predict_row(&self.agg, self.grove, self.features, n, n_out, self.vote,
-                            self.classifier)
-            return {labels[c]: self.agg.acc[c] for c in range(n_out)}
+            self._predict_one(x)
+            return {labels[c]: self.agg.acc[c] for c in range(len(labels))}
         finally:
             release(self.lock)
 
     def predict_label_one(self, dict x):
-        cdef Py_ssize_t c, best = 0, n_out, n
         acquire(self.lock)
         try:
-            n_out = len(self.targets.labels)
-            if n_out == 0:
+            labels = self.targets.labels
+            if not labels:
                 return None
-            n = self.features.fill(x, False)
-            agg_reserve(&self.agg, n_out)
-            agg_predict_row(&self.agg, self.grove, self.features, n, n_out, self.vote,
-                            self.classifier)
-            for c in range(1, n_out):
-                if self.agg.acc[c] > self.agg.acc[best]:
-                    best = c
-            return self.targets.labels[best]
+            self._predict_one(x)
+            return labels[agg_best(&self.agg, len(labels))]
         finally:
             release(self.lock)
 
@@ -595,19 +410,18 @@ cdef class ForestCore:
         cdef double mean, var
         acquire(self.lock)
         try:
-            self._predict_value(x)
-            mean = self.agg.acc[0]
-            var = self.agg.acc[1] - mean * mean
-            return mean, (var if var > 0.0 else 0.0)
+            self._predict_one(x)
+            mean = agg_mean_var(&self.agg, &var)
+            return mean, var
         finally:
             release(self.lock)
 
-    cdef Py_ssize_t _predict_value(self, dict x) except -1:
-        """The aggregate of `x` into `acc[:2]`, remembered for the learn that may follow; the
-        width of the row (in the registry's buffer)."""
-        cdef Py_ssize_t n = self.features.fill(x, False)
-        agg_predict_row(&self.agg, self.grove, self.features, n, 2, self.vote, self.classifier)
-        return n
+    cdef Py_ssize_t _predict_one(self, dict x) except -1:
+        """The forest's answer to `x` into the aggregator's `acc` (`agg_predict_one`),
+        remembered for the learn that may follow; the width of the row (in the registry's
+        buffer)."""
+        return agg_predict_one(&self.agg, self.grove, self.features, x, self._n_out(),
+                               self.vote, self.classifier)
 
     def importances(self):
         """Each registry column's summed credit over the trees (background trees, which do
@@ -630,17 +444,14 @@ cdef class ForestCore:
 
     def predict_interval_one(self, dict x):
         """Regression with intervals: (mean, variance, lower, upper)."""
-        cdef double mean, var, lo, hi
+        cdef double mean, var
         cdef Py_ssize_t n
         acquire(self.lock)
         try:
             self.calibrator.need()
-            n = self._predict_value(x)
-            mean = self.agg.acc[0]
-            var = self.agg.acc[1] - mean * mean
-            var = var if var > 0.0 else 0.0
-            conformal_interval(self.calibrator.c, self.features.buf, n, mean, var, &lo, &hi)
-            return mean, var, lo, hi
+            n = self._predict_one(x)
+            mean = agg_mean_var(&self.agg, &var)
+            return self.calibrator.interval(self.features.buf, n, mean, var)
         finally:
             release(self.lock)
 
@@ -723,10 +534,7 @@ cdef class ForestCore:
         try:
             self.calibrator.need()
             rows = self.features.place(values, names, False)
-            out = np.empty((rows.shape[0], 4))
-            out[:, :2] = self._predict_rows(rows)
-            conformal_intervals(self.calibrator.c, rows, out)
-            return out
+            return self.calibrator.intervals(rows, self._predict_rows(rows))
         finally:
             release(self.lock)
 
@@ -760,29 +568,11 @@ cdef class ForestCore:
         finally:
             release(self.lock)
 
-    cdef object _predict_rows(self, const double[:, ::1] X, bint keep=True):
-        """(n, n_classes) probabilities, or (n, 2) of (mean, variance) for regression
-        (`Aggregator.predict_rows`). A forest that learns in batches with detectors keeps each
-        tree's answers to a small batch (its rows and answers at most `BATCH_CACHE_CELLS`
-        cells, whatever the width of the stream: within the budget's margin), for its
-        detectors when it learns that batch next (`_learn_batch_rows`); a larger batch is
-        predicted again there. `keep` False: no cache is kept nor dropped (the calibrator's
-        look at a batch it learns)."""
-        cdef Py_ssize_t n_out = self._n_out(), n_trees = len(self.grove.trees)
-        cdef bint record = keep and (self.grove.watch.watching or self.calibrator.c != NULL) \
-            and self.batcher.size > 0 and X.shape[0] * (X.shape[1] + n_trees + 2) <= BATCH_CACHE_CELLS
-        if n_out == 0:
-            return np.zeros((X.shape[0], 0), dtype=np.float64)
-        if keep:
-            self.batcher.forget()
-        pred = np.empty((X.shape[0], n_trees)) if record and self.grove.watch.watching else None
-        out = agg_predict_rows(&self.agg, self.grove, X, n_out, pred, self.vote, self.classifier)
-        if record:
-            self.batcher.keep(X, pred, out.copy() if self.calibrator.c != NULL else None, n_out,
-                              self.grove.version)
-        return out
-
-
+    cdef object _predict_rows(self, const double[:, ::1] X):
+        """Aggregated predictions of rows in registry order (`Batcher.predict`: a forest that
+        learns in batches keeps a small batch's answers for when it learns it)."""
+        return self.batcher.predict(&self.agg, self.grove, self.calibrator, X, self._n_out(),
+                                    self.vote, self.classifier)
 
 
 cdef class BatchStep:

@@ -2,7 +2,8 @@
 # the trees that replace them (from the forest's master seed), the forest's own generator, the
 # drift watch and its background trees (`_watch.pxd`), and the budget's shares of each
 # (`_budget.pxd`): it puts a new tree, a background tree or a swapped-in one in its place
-# with its share of the bytes, acts on the watch's verdicts, and shares the budget out again.
+# with its share of the bytes, acts on the watch's verdicts, and shares the budget out again;
+# it gives and restores its keys of the forest's saved state (`_forest_state.pxd`).
 # A part of the forest core (`_forest.pxd`), which routes rows to its trees and calls it under
 # the model's lock.
 
@@ -25,13 +26,15 @@ cdef class Grove:
     cdef Budget memory                       # the forest's bytes, shared out among its trees
 
     cdef int set_master_seed(self, object seed) except -1
-    cdef int set_state(self, dict state, DriftWatch watch) except -1
+    cdef dict state(self)
+    cdef int set_state(self, dict state, bint borrow, Py_ssize_t columns) except -1
     cdef object replace(self, Py_ssize_t i, object make_tree, object rows=*, object targets=*)
     cdef object start_background(self, Py_ssize_t i, object make_tree)
     cdef int fit_background(self, Py_ssize_t i) except -1
     cdef object swap_in(self, Py_ssize_t i, object make_tree)
     cdef int drop_background(self, Py_ssize_t i) except -1
     cdef int restart(self, Py_ssize_t i) except -1
+    cdef int restart_replaced(self, list before) except -1
     cdef int act(self, object make_tree) except -1
     cdef int set_watch(self, object drift_detector, object warning_detector, int swap_rule,
                        Py_ssize_t log_size) except -1
@@ -50,4 +53,5 @@ cdef class Grove:
     cdef long long tree_cap(self, Py_ssize_t i)
     cdef int own(self, Py_ssize_t columns) except -1
     cdef bint fitted(self)
+    cdef bint borrows(self)
     cdef int learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1

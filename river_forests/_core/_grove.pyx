@@ -5,8 +5,8 @@ from libc.stdint cimport int32_t
 
 import numpy as np
 
-from ._budget cimport (budget_background_bytes, budget_init, budget_set_state, budget_share,
-                       budget_tree_bytes)
+from ._budget cimport (budget_background_bytes, budget_get_state, budget_init, budget_set_state,
+                       budget_share, budget_tree_bytes)
 from ._random cimport rng_seed
 from ._tree cimport Tree, row_of
 from ._watch cimport WATCH_DROP, WATCH_START, WATCH_SWAP, DriftWatch
@@ -31,8 +31,19 @@ cdef class Grove:
         rng_seed(&self.rng, tree_seed(self.master_seed or 0, -1))  # apart from every tree's
         return 0
 
-    cdef int set_state(self, dict state, DriftWatch watch) except -1:
-        """Restore the saved keys (checked) and the watch restored from them."""
+    cdef dict state(self):
+        """The grove's keys of the forest's state: the master seed, the replacements, the
+        generator, the watch's keys (`DriftWatch.state`) and the budget's."""
+        return {"master_seed": self.master_seed, "n_replaced": self.n_replaced,
+                "rng": (self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3),
+                **self.watch.state(), **budget_get_state(&self.memory)}
+
+    cdef int set_state(self, dict state, bint borrow, Py_ssize_t columns) except -1:
+        """Restore `state`'s keys (checked): the watch first, into a fresh one
+        (`DriftWatch.set_state`; `borrow`, `columns`: its background trees', as
+        `tree_from_state` loads them), so that a state that fails leaves the grove as it was."""
+        cdef DriftWatch watch = DriftWatch(len(self.trees))
+        watch.set_state(state, borrow, columns)
         self.master_seed = state["master_seed"]
         self.n_replaced = state["n_replaced"]
         self.rng.s0, self.rng.s1, self.rng.s2, self.rng.s3 = state["rng"]
@@ -103,6 +114,17 @@ cdef class Grove:
         background tree, no duel."""
         self.drop_background(i)
         return self.watch.restart(i)
+
+    cdef int restart_replaced(self, list before) except -1:
+        """Each tree no longer the one in `before` (None: no detectors then), replaced by
+        another route than the watch's (a forest's after-batch step, XForest's swaps), starts
+        afresh with its detectors too (`restart`): they watched the tree it replaced."""
+        cdef Py_ssize_t i
+        if before is not None:
+            for i in range(len(before)):
+                if self.trees[i] is not before[i]:
+                    self.restart(i)
+        return 0
 
     cdef int act(self, object make_tree) except -1:
         """The detectors on the row just learned, tree by tree: each tree's verdict
@@ -268,6 +290,11 @@ cdef class Grove:
             if tree.n_seen > 0:
                 return True
         return False
+
+    cdef bint borrows(self):
+        """Whether a tree or a background tree reads a memory-mapped file (`Tree.borrowed`)."""
+        return any(t.borrowed is not None for t in self.trees + self.watch.background
+                   if t is not None)
 
     cdef int learn_rows(self, object X, object y, object executor, Py_ssize_t n_tasks) except -1:
         """Learn every row in order; each tree (background trees too) sees exactly what
