@@ -37,7 +37,7 @@ MODULES = [
     "_tree_budget", "_tree_credit", "_tree_refit", "_tree_inspect", "_boxtree", "_mondrian", "_purely_random",
     "_stream_partition", "_splitter", "_xforest", "_hull", "_bsp", "_adwin", "_conformal",
     "_budget", "_watch", "_labels", "_cache", "_batcher", "_grove", "_aggregator", "_forest",
-    "_mapping",
+    "_mapping", "_sp_fringe", "_sp_points", "_sp_gaussian",
 ]
 
 # The generated C depends on the directives, which cythonize does not track: regenerate it
