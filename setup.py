@@ -36,7 +36,7 @@ MODULES = [
     "_random", "_checks", "_features", "_pool", "_tree", "_tree_table", "_tree_state",
     "_tree_budget", "_tree_credit", "_tree_refit", "_tree_inspect", "_boxtree", "_mondrian", "_purely_random",
     "_leaf_linear",
-    "_stream_partition", "_splitter", "_xforest", "_hull", "_bsp", "_bsp_pairs",
+    "_stream_partition", "_sp_fringe", "_sp_points", "_sp_gaussian", "_splitter", "_xforest", "_hull", "_bsp", "_bsp_pairs",
     "_bsp_hulls", "_bsp_points", "_bsp_cuts", "_bsp_budget", "_adwin", "_conformal",
     "_budget", "_watch", "_labels", "_cache", "_batcher", "_grove", "_aggregator", "_forest_state",
     "_forest",

@@ -3,6 +3,11 @@
 # Each point goes to the structure stream (it chooses splits) or to the estimation stream
 # (it fills the leaves' class histograms); a bounded fringe of active leaves collects the
 # candidate splits' histograms in the shared per-leaf pool (`_pool.pxd`).
+#
+# The class holds the streams and the protocol; its concerns live in modules of functions
+# taking the tree: `_sp_fringe` (the bounded fringe: which leaves collect candidates),
+# `_sp_points` (the paper's candidate points, their histograms and algorithms 3-7) and
+# `_sp_gaussian` (the Gaussian splitter and the naive Bayes leaves that read it).
 
 from libc.stdint cimport int32_t
 
@@ -18,6 +23,31 @@ cdef enum:
     LEAF_MAJORITY = 0       # the leaf's class histogram (paper)
     LEAF_NAIVE_BAYES = 1    # naive Bayes on the fringe's Gaussian summaries
     LEAF_ADAPTIVE = 2       # naive Bayes where it has predicted the leaf's points better
+
+
+cdef enum:
+    # the candidates block of a fringe slot (`cands`): n_dims, n_points, then the columns
+    HEAD = 2
+    # histograms per candidate point (`hists`): structure left/right, estimation left/right
+    PARTS = 4
+    STRUCTURE = 0
+    ESTIMATION = 2
+    # cells of a Gaussian candidates block after its columns: structure weight seen, at the
+    # last split check, and the weight the majority class and naive Bayes predicted right
+    TAIL = 4
+    SEEN = 0
+    CHECKED = 1
+    MAJORITY_RIGHT = 2
+    BAYES_RIGHT = 3
+
+cdef enum:
+    # regression: cells of a histogram (sum w y, sum w y^2, w), and the weight's
+    REG_CELLS = 3
+    REG_WEIGHT = 2
+
+cdef enum:
+    # `max_active` of a fringe sized by the byte budget ("auto", `_sp_fringe`): no count cap
+    FRINGE_AUTO = 2147483647
 
 
 cdef class StreamPartitionTree(Tree):
@@ -41,7 +71,7 @@ cdef class StreamPartitionTree(Tree):
     cdef int32_t candidate_points   # m: the first m structure points give the thresholds
     cdef double min_gain            # tau: ShouldSplit needs a gain above it
     cdef double alpha               # alpha(d) = alpha * alpha_growth^d estimation points a side
-    cdef double alpha_growth
+    cdef double alpha_growth        # its growth per level of depth
     cdef double beta                # beta(d) = beta * alpha(d): MustSplit
     cdef int32_t max_active         # the fringe's cap: leaves collecting split statistics
     # --- the levers of the defaults (the paper's choice first) ---
@@ -56,23 +86,3 @@ cdef class StreamPartitionTree(Tree):
     cdef double n_estimation        # estimation weight seen by the tree
     cdef int32_t n_active           # leaves in the fringe
     cdef int32_t n_splits
-
-    cdef double score(self, int32_t node) noexcept nogil
-    cdef int activate(self, int32_t node) except -1 nogil
-    cdef int deactivate(self, int32_t node) except -1 nogil
-    cdef int refill(self) except -1 nogil
-    cdef int drop_growth(self) except -1 nogil
-    cdef bint all_fit(self, int32_t waiting) noexcept nogil
-    cdef bint may_fit(self) noexcept nogil
-    cdef int evict(self) except -1 nogil
-    cdef int add_point(self, int32_t s, const double* x) except -1 nogil
-    cdef int count(self, int32_t s, const double* x, double y, double w, int32_t part) except -1 nogil
-    cdef int32_t best_split(self, int32_t node, int32_t s, int32_t depth) noexcept nogil
-    cdef int split(self, int32_t node, int32_t s, int32_t c) except -1 nogil
-    cdef int learn_points(self, const double* x, double y, double w, bint structure,
-                          bint estimation) except -1 nogil
-    cdef int learn_gaussian(self, const double* x, double y, double w, bint structure,
-                            bint estimation) except -1 nogil
-    cdef int gauss_split(self, int32_t node, int32_t s) except -1 nogil
-    cdef int naive_bayes(self, int32_t node, int32_t s, const double* x, double* out,
-                         int32_t n_out) noexcept nogil
