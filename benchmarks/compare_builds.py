@@ -3,6 +3,7 @@ run, rounds interleaved.
 
     python -m benchmarks.compare_builds 3c1d1d7                 # elec's first 10,000 rows and all of it
     python -m benchmarks.compare_builds 3c1d1d7 --rounds 5 --rows 10000
+    python -m benchmarks.compare_builds b0d5a9a2 --head-defaults drift_detector
 
 The base commit is checked out in a temporary git worktree and compiled there (``setup.py
 build_ext --inplace``: a few minutes); the head is this checkout as built (``pip install -e
@@ -12,7 +13,10 @@ every sequential classifier at its defaults (10 trees, seed 42), the samples/s o
 ``learn_one`` alone and of ``predict_proba_one`` then ``learn_one`` (test-then-train) over the
 first N rows of elec (read as ``experiments._common.samples`` reads them), the clock around
 the whole loop. The best round of each is kept (a shared machine only ever adds time), and
-the head's speed is divided by the base's. Run it on an otherwise idle machine. Writes
+the head's speed is divided by the base's, and each build's predictions are digested (the
+same predictions in every round of both: the change kept the forests' behaviour). A default
+the head changed since the base (``--head-defaults drift_detector``) is given to both
+builds, so that the comparison is of the code. Run it on an otherwise idle machine. Writes
 ``results/experiments/compare_builds.md``. A tool for a change's before and after, beside
 the benchmark's ratios to river's models (``experiments/speed.py``).
 """
@@ -33,13 +37,21 @@ FORESTS = ["MondrianForestClassifier", "PurelyRandomForestClassifier",
 
 #: one round in a child process: argv = [root of the river_forests to time, rows, ...]
 _CHILD = r"""
-import gc, json, sys, time
+import gc, hashlib, importlib, json, sys, time
 root, head, rows = sys.argv[1], sys.argv[2], [int(r) for r in sys.argv[3].split(",")]
+given = json.loads(sys.argv[5])
 sys.path[:0] = [root, head]
 import river_forests
 assert river_forests.__file__.startswith(root), river_forests.__file__
 from benchmarks.experiments import _common
-out = {}
+
+def value(v):  # a river object as its class path and parameters
+    if isinstance(v, dict) and "$class" in v:
+        module, _, name = v["$class"].rpartition(".")
+        return getattr(importlib.import_module(module), name)(**v["params"])
+    return v
+
+out, digests = {}, {}
 for n in rows:
     data = _common.samples("elec", n)
     gc.collect()
@@ -47,14 +59,17 @@ for n in rows:
     for name in sys.argv[4].split(","):
         cls = getattr(river_forests, name)
         for mode in ("learn_one", "predict then learn"):
-            model = cls(n_estimators=10, seed=42)
+            model = cls(n_estimators=10, seed=42, **{k: value(v) for k, v in given.get(name, {}).items()})
+            digest = hashlib.sha256()
             t = time.perf_counter()
             for x, y in data:
                 if mode != "learn_one":
-                    model.predict_proba_one(x)
+                    digest.update(repr(model.predict_proba_one(x)).encode())
                 model.learn_one(x, y)
             out[f"{name}|{n}|{mode}"] = n / (time.perf_counter() - t)
-print(json.dumps(out))
+            if mode != "learn_one":
+                digests[f"{name}|{n}"] = digest.hexdigest()
+print(json.dumps({"speed": out, "digests": digests}))
 """
 
 
@@ -79,11 +94,30 @@ def built(rev: str):
             _git("worktree", "remove", "--force", str(tree))
 
 
-def _round(root: Path, rows: list[int]) -> dict:
+def _round(root: Path, rows: list[int], given: dict) -> dict:
     done = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(ROOT),
-                           ",".join(map(str, rows)), ",".join(FORESTS)],
+                           ",".join(map(str, rows)), ",".join(FORESTS), json.dumps(given)],
                           check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def head_defaults(names: list[str]) -> dict:
+    """For each forest, the head's defaults of the parameters `names` (a river object as its
+    class path and parameters), to give both builds: the base then runs with a default the
+    head changed since, and the comparison is of the code, not of the defaults."""
+    import river_forests
+
+    given = {}
+    for forest in FORESTS:
+        model = getattr(river_forests, forest)()
+        params = {}
+        for name in names:
+            v = getattr(model, name)
+            if hasattr(v, "_get_params"):
+                v = {"$class": f"{type(v).__module__}.{type(v).__name__}", "params": v._get_params()}
+            params[name] = v
+        given[forest] = params
+    return given
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -91,33 +125,47 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("base", help="the commit to compare this checkout with")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 45_312])
+    parser.add_argument("--head-defaults", nargs="+", default=[], metavar="PARAM",
+                        help="give both builds the head's defaults of these parameters (a "
+                             "default changed between base and head, e.g. drift_detector)")
     args = parser.parse_args(argv)
     from benchmarks import store
     from benchmarks.experiments import _common
 
     base = _git("rev-parse", "--short=10", args.base)
     head = store.our_version()  # refuses a checkout with uncommitted changes to the code
+    given = head_defaults(args.head_defaults)
     best: dict = {}
+    digests: dict = {}
     with built(base) as tree:
         for r in range(args.rounds):
             for side, root in (("base", tree), ("head", ROOT)):
-                for key, speed in _round(root, args.rows).items():
+                got = _round(root, args.rows, given)
+                for key, speed in got["speed"].items():
                     best.setdefault(key, {}).setdefault(side, []).append(speed)
+                for key, digest in got["digests"].items():
+                    digests.setdefault(key, {}).setdefault(side, set()).add(digest)
             print(f"round {r + 1} of {args.rounds}", file=sys.stderr, flush=True)
     rows = []
     for key, sides in best.items():
         name, n, mode = key.split("|")
         b, h = max(sides["base"]), max(sides["head"])
+        same = digests[f"{name}|{n}"]
         rows.append([name.replace("ForestClassifier", ""), f"{int(n):,}", mode, f"{b:,.0f}",
-                     f"{h:,.0f}", f"{h / b:.2f}x"])
+                     f"{h:,.0f}", f"{h / b:.2f}x",
+                     "yes" if len(same["base"] | same["head"]) == 1 else "no"])
+    given_note = (f" (both builds with the head's {', '.join(args.head_defaults)})"
+                  if args.head_defaults else "")
+    flags = f" --head-defaults {' '.join(args.head_defaults)}" if args.head_defaults else ""
     lines = [f"# Base {base} against head {head['commit'][:10]}", "",
              f"`python -m benchmarks.compare_builds {args.base} --rounds {args.rounds} --rows "
-             f"{' '.join(map(str, args.rows))}`; head code version `{head['key']}`; "
+             f"{' '.join(map(str, args.rows))}{flags}`; head code version `{head['key']}`; "
              f"{_common.machine()}; load average {_common.load_average()}. elec's first rows, 10 "
-             f"trees, seed 42, every forest at its defaults; samples/s over the whole loop, best "
-             f"of {args.rounds} interleaved rounds.", ""]
+             f"trees, seed 42, every forest at its defaults{given_note}; samples/s over the "
+             f"whole loop, best of {args.rounds} interleaved rounds. 'same predictions': every "
+             f"round of both builds predicted every row alike (a digest of the predictions).", ""]
     lines += _common.markdown_table(["forest", "rows", "calls", f"base {base}", "head",
-                                     "head / base"], rows)
+                                     "head / base", "same predictions"], rows)
     # test-then-train's cost over learning alone, at each end
     lines += ["", "Test-then-train's cost over `learn_one` alone (learn_one samples/s over "
               "predict-then-learn samples/s):", ""]
