@@ -106,6 +106,7 @@ def head_defaults(names: list[str]) -> dict:
     class path and parameters), to give both builds: the base then runs with a default the
     head changed since, and the comparison is of the code, not of the defaults."""
     import river_forests
+    from river_forests._forest import detector_of
 
     given = {}
     for forest in FORESTS:
@@ -113,6 +114,8 @@ def head_defaults(names: list[str]) -> dict:
         params = {}
         for name in names:
             v = getattr(model, name)
+            if name.endswith("_detector"):  # a detector's name ("ADWIN") as the object
+                v = detector_of(v)
             if hasattr(v, "_get_params"):
                 v = {"$class": f"{type(v).__module__}.{type(v).__name__}", "params": v._get_params()}
             params[name] = v
