@@ -101,8 +101,8 @@ ctypedef struct ScalarSpec:
     const char* name         # key in the saved state and name of the construction parameter
     int kind                 # SCALAR_*
     bint param               # may be set by name when the tree is built
-    double lo                # the least value a saved state may hold (`check_state`)
-    double hi                # the greatest
+    # (a scalar's range is its kind's, not the object's: `_tree_table.scalar_range`. Kept out
+    # of this struct, which every tree holds MAX_SCALARS of: its bytes count in the budget)
 
 
 cdef class Tree:

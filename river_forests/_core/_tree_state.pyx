@@ -18,7 +18,7 @@ from ._tree cimport (CELL_F32, CELL_F64, CELL_I32, MAX_WIDTH, ROWS_NODE, ROWS_PA
                      SCALAR_BOOL, SCALAR_F64, SCALAR_I32, SCALAR_I64, SCALAR_INT, STATE_VERSION,
                      TASK_CLASSIFICATION, TASK_REGRESSION, ArraySpec, ScalarSpec, Tree, cell_bytes, doubled,
                      fill_cells, grow_array, table_rows, table_stride)
-from ._tree_table cimport resize_nodes, restride_rows, set_scalar
+from ._tree_table cimport resize_nodes, restride_rows, scalar_range, set_scalar
 
 cnp.import_array()
 
@@ -248,9 +248,10 @@ cdef int tree_check_state(Tree tree, dict state, Py_ssize_t columns) except -1:
             if not _is_int(v) or not -bound <= v < bound:
                 raise ValueError(f"tree scalar {name!r} must be an integer that fits its "
                                  f"field, got {v!r}")
-        if not s.lo <= v <= s.hi:  # the range its declaration gives
-            raise ValueError(f"tree scalar {name!r} must lie in [{_bound(s.lo)}, "
-                             f"{_bound(s.hi)}], got {v!r}")
+        lo, hi = scalar_range(tree, k)  # the range its declaration gives
+        if not lo <= v <= hi:
+            raise ValueError(f"tree scalar {name!r} must lie in [{_bound(lo)}, "
+                             f"{_bound(hi)}], got {v!r}")
     left = _node_array(state, "left", np.int32)
     n = len(left)
     if n >= 2**31 - 1:

@@ -15,6 +15,8 @@ cdef int declare_array(Tree tree, void** ptr, const char* name, int cell, int ro
 # saved value checked to lie in [lo, hi] (both inclusive; by default any value of its type)
 cdef int declare_scalar(Tree tree, void* ptr, const char* name, int kind, bint param,
                         double lo=*, double hi=*) except -1
+# the range [lo, hi] the tree's kind declared for its scalar `k`
+cdef tuple scalar_range(Tree tree, int k)
 # one pool field (`_pool.pxd`): blocks of rows of `stride` cells, `cols` of them saved
 cdef int declare_pool(Tree tree, Pool* pool, const char* name, int32_t* stride,
                       int32_t* cols) except -1

@@ -35,9 +35,22 @@ cdef int declare_scalar(Tree tree, void* ptr, const char* name, int kind, bint p
     [`lo`, `hi`] (`check_state`; besides its type's own range)."""
     if tree.n_scalars >= MAX_SCALARS:
         raise RuntimeError("too many tree scalars: raise MAX_SCALARS in _tree.pxd")
-    tree.scalars_[tree.n_scalars] = ScalarSpec(ptr, name, kind, param, lo, hi)
+    tree.scalars_[tree.n_scalars] = ScalarSpec(ptr, name, kind, param)
+    ranges = _RANGES.setdefault(type(tree), [])
+    if len(ranges) == tree.n_scalars:  # the kind's first tree: every other declares alike
+        ranges.append((lo, hi))
     tree.n_scalars += 1
     return 0
+
+
+#: each tree kind's scalars' ranges, in their order of declaration (a kind's, not a tree's:
+#: the table every tree holds stays as small as it was, since its bytes count in the budget)
+_RANGES = {}
+
+
+cdef tuple scalar_range(Tree tree, int k):
+    """The range [lo, hi] the tree's kind declared for its scalar `k`."""
+    return _RANGES[type(tree)][k]
 
 
 cdef int declare_pool(Tree tree, Pool* pool, const char* name, int32_t* stride,
