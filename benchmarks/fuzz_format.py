@@ -236,10 +236,10 @@ def seeds() -> dict:
 def pack(state: dict) -> dict:
     """The file's tensors for `state`, by name, as `river_forests.save` makes them: one flat
     tensor a dtype and ``state``, the compressed JSON that refers to them."""
-    from river_forests import _state
+    from river_forests import _file
 
     packed: dict = {}
-    encoded = _state._encode(state, packed, "state")
+    encoded = _file._encode(state, packed, "state")
     arrays = {code: np.concatenate(parts) for code, (_, parts) in packed.items()}
     arrays["state"] = _compress(json.dumps(encoded, separators=(",", ":"), allow_nan=False).encode())
     return arrays
@@ -251,9 +251,9 @@ def _compress(raw: bytes) -> np.ndarray:
 
 def layout(arrays: dict) -> tuple[dict, list]:
     """The header's entries and the data's blobs, in `save`'s order (largest items first)."""
-    from river_forests import _state
+    from river_forests import _file
 
-    names, entries, _ = _state.layout(arrays)
+    names, entries, _ = _file.layout(arrays)
     return entries, [np.ascontiguousarray(arrays[name]).tobytes() for name in names]
 
 
@@ -274,7 +274,7 @@ def meta_for(state, blobs: list) -> dict:
     """`save`'s metadata for `state`, the checksum that of `blobs`; the format version is the
     state's own when it is an integer >= 0 (so that a state of version 0 is migrated). Keys
     are those `save` writes, in its order (`_save_meta`)."""
-    from river_forests import _state
+    from river_forests import _file, _state
 
     crc = 0
     for b in blobs:
@@ -284,13 +284,13 @@ def meta_for(state, blobs: list) -> dict:
     if not (isinstance(version, int) and not isinstance(version, bool) and version >= 0):
         version = _state.STATE_VERSION
     estimator, package = state.get("estimator"), state.get("package")
-    known = {"format": _state.FORMAT, "format_version": str(version),
+    known = {"format": _file.FORMAT, "format_version": str(version),
              "estimator": estimator if isinstance(estimator, str) else "?",
              "package_version": package if isinstance(package, str) else "?",
              "crc32": f"{crc:08x}"}
     if isinstance(state.get("params"), dict):
         try:
-            known["params"] = json.dumps(_state._encode(state["params"], {}, "params"),
+            known["params"] = json.dumps(_file._encode(state["params"], {}, "params"),
                                          allow_nan=False)
         except (TypeError, ValueError):
             pass
@@ -301,10 +301,10 @@ def meta_for(state, blobs: list) -> dict:
 def assemble(meta, entries: dict, blobs: list, header_json: bytes | None = None) -> bytes:
     """A file: the 8-byte header length, the header (``__metadata__`` first, padded so the data
     starts 8-byte aligned) and the blobs."""
-    from river_forests import _state
+    from river_forests import _file
 
     if header_json is None:
-        header = _state.header_bytes(meta, entries)
+        header = _file.header_bytes(meta, entries)
     else:
         header = header_json + b" " * (-(8 + len(header_json)) % 8)
     return len(header).to_bytes(8, "little") + header + b"".join(blobs)
@@ -1174,7 +1174,7 @@ _VERSIONS = ["0", "3", "10", "-1", "1.0", "", " 1", "01", "\u0661", "\u00b9", "9
 
 
 def header_case(ch, seed: Seed, op=None):
-    from river_forests import _state
+    from river_forests import _file
 
     arrays = dict(seed.arrays)
     entries, blobs = layout(arrays)
@@ -1212,7 +1212,7 @@ def header_case(ch, seed: Seed, op=None):
         b, end = e["data_offsets"]
         n = e["shape"][0] if e["shape"] else 1
         if field == "dtype":
-            e["dtype"] = ch.pick([c for c in _state._DTYPES if c != e["dtype"]] + ["F16", "X", None, 1])
+            e["dtype"] = ch.pick([c for c in _file._DTYPES if c != e["dtype"]] + ["F16", "X", None, 1])
             detail = f"{name}.dtype = {e['dtype']!r}"
         elif field == "shape":
             e["shape"] = ch.pick([[n + 1], [n - 1] if n else [1], [0], [n, 1], [1, n], [], [2**40],
@@ -1228,7 +1228,7 @@ def header_case(ch, seed: Seed, op=None):
             del entries[name]
             detail = f"{name} removed"
         elif field == "rename":
-            new = ch.pick([c for c in list(_state._DTYPES) + ["state", "State", "__metadata__"]
+            new = ch.pick([c for c in list(_file._DTYPES) + ["state", "State", "__metadata__"]
                            if c != name])
             entries = {(new if k == name else k): v for k, v in entries.items()}
             detail = f"{name} renamed {new}"
@@ -1292,9 +1292,9 @@ def header_case(ch, seed: Seed, op=None):
             name = "extra"
         end = sum(len(b) for b in blobs)
         entries[name] = {"dtype": "U8", "shape": [k], "data_offsets": [end, end + k]}
-        if name in _state._DTYPES:
+        if name in _file._DTYPES:
             entries[name]["dtype"] = name
-            itemsize = np.dtype(_state._DTYPES[name]).itemsize
+            itemsize = np.dtype(_file._DTYPES[name]).itemsize
             entries[name]["data_offsets"] = [end, end + k * itemsize]
             k *= itemsize
         blobs = blobs + [ch.some_bytes(k)]

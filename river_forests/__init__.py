@@ -2,7 +2,8 @@
 
 from ._merge import merge
 from ._version import __version__
-from ._state import ModelFileError, from_state, load, save, to_state
+from ._file import load, save
+from ._state import ModelFileError, from_state, to_state
 from .bsp import BSPForestClassifier, BSPForestRegressor
 from .mondrian import MondrianForestClassifier, MondrianForestRegressor
 from .purely_random import PurelyRandomForestClassifier, PurelyRandomForestRegressor

@@ -17,7 +17,8 @@ from river import datasets, drift
 import river_forests
 from river_forests import ModelFileError
 from river_forests._core._mapping import LEASES, Mapping
-from river_forests._state import STATE_VERSION, _encode, to_state
+from river_forests._file import _encode
+from river_forests._state import STATE_VERSION, to_state
 
 DATA = pathlib.Path(__file__).parent / "data"
 # load(mmap=True) where no file lease can be had (not Linux) reads the file, and says so
@@ -161,7 +162,7 @@ def test_the_file_is_a_safetensors_file_with_its_metadata(tmp_path):
     assert meta["estimator"] == "PurelyRandomForestRegressor"
     assert meta["package_version"] == river_forests.__version__
     assert json.loads(meta["params"])["n_estimators"] == 3
-    assert river_forests._state.read_header(path) == meta
+    assert river_forests._file.read_header(path) == meta
     # the arrays tile the data; the state is zlib-compressed JSON naming the parameters
     ends = sorted(tuple(e["data_offsets"]) for e in header.values())
     assert ends[0][0] == 0 and ends[-1][1] == len(raw) - 8 - n
@@ -305,13 +306,13 @@ NOT_A_MODEL = {
 def test_a_file_that_is_no_model_says_so_and_names_the_path(case, read, tmp_path):
     """Not "a header of 1,123,630,253,184 bytes" (a pickle's first 8 bytes read as a length):
     "not a river-forests model file", after the path the user gave."""
-    from river_forests import _state
+    from river_forests import _file
 
     raw, why = NOT_A_MODEL[case]
     path = tmp_path / "model.pkl"
     path.write_bytes(raw)
     with pytest.raises(ModelFileError) as error:
-        getattr(_state, read)(path)
+        getattr(_file, read)(path)
     message = str(error.value)
     assert message.startswith(f"{path}: not a river-forests model file")
     assert why in message and "bytes in a file of" not in message
@@ -367,7 +368,7 @@ def test_saving_into_a_missing_folder_names_the_path_not_a_temporary_file(saved,
 def test_a_failed_save_leaves_no_temporary_file(saved, tmp_path, monkeypatch, failure):
     """Whatever stops a save, the temporary file goes, and a file already at the path is
     left as it was (the rename is the last step)."""
-    from river_forests import _state
+    from river_forests import _file
 
     model = saved[0]
     path = tmp_path / "model.rf"
@@ -384,7 +385,7 @@ def test_a_failed_save_leaves_no_temporary_file(saved, tmp_path, monkeypatch, fa
             raise KeyboardInterrupt
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(_state.os, "replace", fail)
+    monkeypatch.setattr(_file.os, "replace", fail)
     with pytest.raises(KeyboardInterrupt if failure == "interrupted" else OSError) as error:
         river_forests.save(model, path)
     if failure == "disk full":

@@ -269,7 +269,7 @@ def test_a_writer_during_the_load_is_an_error_not_a_mixed_model(one, monkeypatch
     file: the load refuses, saying so, and a load after the writer is done works."""
     import zlib
 
-    from river_forests import ModelFileError, _state
+    from river_forests import ModelFileError, _file
 
     path, new_file, probe, _ = one
     crc32, came = zlib.crc32, []
@@ -281,7 +281,7 @@ def test_a_writer_during_the_load_is_an_error_not_a_mixed_model(one, monkeypatch
                 pass
         return crc32(data, value)
 
-    monkeypatch.setattr(_state.zlib, "crc32", a_writer_comes)
+    monkeypatch.setattr(_file.zlib, "crc32", a_writer_comes)
     with pytest.raises(ModelFileError, match="opened for writing while it was loading"):
         river_forests.load(path, mmap=True)
     assert came and not _leases(path)
