@@ -101,7 +101,7 @@ def _round(root: Path, rows: list[int], given: dict) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def head_defaults(names: list[str]) -> dict:
+def head_defaults(names: list[str], forests: list[str] = FORESTS) -> dict:
     """For each forest, the head's defaults of the parameters `names` (a river object as its
     class path and parameters), to give both builds: the base then runs with a default the
     head changed since, and the comparison is of the code, not of the defaults."""
@@ -109,7 +109,7 @@ def head_defaults(names: list[str]) -> dict:
     from river_forests._forest import detector_of
 
     given = {}
-    for forest in FORESTS:
+    for forest in forests:
         model = getattr(river_forests, forest)()
         params = {}
         for name in names:
