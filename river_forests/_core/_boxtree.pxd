@@ -39,9 +39,9 @@ cdef class BoxTree(Tree):
     cdef bint linear            # a node predicts with its linear model (else its mean)
     cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
     cdef double* z              # scratch: the sample from `origin` in units of the root range
-                                # (`scale`), 0 where missing: the models' input
-    cdef int32_t z_cells        # cells of `z` a slot: 1 for a tree with linear leaves (and
-                                # every Mondrian tree, whose budget always counted it), else 0
+                                # (`scale`), 0 where missing: the models' input; `models.z_cells`
+                                # a slot (1 with linear leaves, and in every Mondrian tree,
+                                # whose budget always counted it; else 0)
 
     # --- the race of exponential clocks (a kind that uses it declares these in its table) ---
     cdef double lifetime        # the budget the tree's partition has been grown to (Mondrian's
@@ -59,7 +59,6 @@ cdef class BoxTree(Tree):
     cdef bint fits_models(self) noexcept nogil
     cdef double load_z(self, const double* x) noexcept nogil
     cdef double models_gain(self, const double* x, double w) noexcept nogil
-    cdef int fit_path(self, const double* x, int32_t depth, double y, double w) except -1 nogil
 
     # rates
     cdef double leaf_rate(self, int32_t node) noexcept nogil

@@ -43,7 +43,7 @@ cdef class BoxTree(Tree):
         declare_array(self, <void**>&self.above, b"above", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
         declare_scalar(self, &self.rescale_factor, b"rescale_factor", SCALAR_F64, False)
         declare_models(self, &self.models, &self.coef_cols, &self.linear, &self.linear_rate)
-        declare_array(self, <void**>&self.z, b"z", CELL_F64, ROWS_SLOT, &self.z_cells, NULL,
+        declare_array(self, <void**>&self.z, b"z", CELL_F64, ROWS_SLOT, &self.models.z_cells, NULL,
                       False, 0.0)
 
     # ---------------------------------------------------------------- linear leaves
@@ -55,7 +55,7 @@ cdef class BoxTree(Tree):
 
     cdef int _resize_features(self, int32_t capacity) except -1 nogil:
         if self.linear and self.task == TASK_REGRESSION:
-            self.z_cells = 1
+            self.models.z_cells = 1
         Tree._resize_features(self, capacity)
         if self.linear and self.task == TASK_REGRESSION:
             models_resize(&self.models, self, self.feature_capacity)
@@ -86,15 +86,6 @@ cdef class BoxTree(Tree):
         if not self.fits_models():
             return 0.0
         return model_gain(self.linear_rate, w, self.load_z(x))
-
-    cdef int fit_path(self, const double* x, int32_t depth, double y, double w) except -1 nogil:
-        """Every node of `path[:depth]` learns (y, w) (`learn_node`). For a kind whose path
-        learns as a whole."""
-        cdef int32_t k
-        cdef double g = self.models_gain(x, w)
-        for k in range(depth):
-            learn_node(self, self.path[k], y, w, g)
-        return 0
 
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
         """The path's blend (`Tree.blend_path`), its mean the leaf's model's with linear leaves."""

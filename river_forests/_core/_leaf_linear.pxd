@@ -25,6 +25,8 @@ from ._tree cimport Tree
 ctypedef struct LinearLeaves:
     double* coef        # `stride` cells per node: the intercept, then one coefficient per input
     int32_t stride      # cells per node row: the input's capacity + 1; 0 while linear leaves are off
+    int32_t z_cells     # cells a slot of the kind's input `z`, if it declares it with this width:
+                        # 1 with linear leaves, else 0 (in the struct's padding: no byte more)
 
 
 # the models' saved fields, declared once for every kind: `coef` (`cols` the cells a row it

@@ -74,7 +74,7 @@ cdef class MondrianTree(BoxTree):
         self.lifetime_scale = 1.0
         self.hazard = 1.0
         self.step = 1.0
-        self.z_cells = 1  # its budget has always counted `z`, linear leaves or not
+        self.models.z_cells = 1  # its budget has always counted `z`, linear leaves or not
         declare_array(self, <void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
         declare_array(self, <void**>&self.logw, b"logw", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
         declare_array(self, <void**>&self.logwt, b"logwt", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)

@@ -41,10 +41,11 @@ from libc.stdint cimport int32_t
 
 from ._axis cimport child
 from ._box cimport outside, padded, round_down, round_up
-from ._boxtree cimport BoxTree
+from ._boxtree cimport BoxTree, learn_node
 from ._leaf_linear cimport model_copy
 from ._random cimport rng_randint, rng_uniform
-from ._tree cimport CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, Tree
+from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, Tree,
+                     add_stats)
 from ._tree_table cimport declare_array, declare_scalar
 from ._tree import register_kind
 
@@ -155,7 +156,7 @@ cdef class PurelyRandomTree(BoxTree):
         return 0
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
-        cdef int32_t j, leaf, due, depth
+        cdef int32_t j, leaf, due, depth, k
         cdef size_t row
         cdef bint fit = self.models.stride > 0
         if fit or not self.scale_invariant:
@@ -163,8 +164,12 @@ cdef class PurelyRandomTree(BoxTree):
         if fit:  # linear leaves: their input's units, the root range (BoxTree)
             self.maybe_rescale(self.shifted)
         depth = self.route(x)
-        self.fit_path(x, depth, y, w)
+        for k in range(depth - 1):
+            add_stats(self, self.path[k], y, w)
         j = self.path[depth - 1]
+        # the leaf's model alone learns: a tree predicts from its leaf's model, and a cut hands
+        # it to the halves (the ancestors' models are never read)
+        learn_node(self, j, y, w, self.models_gain(x, w) if fit else 0.0)
         if self.scale_invariant:
             self.offer(j, x)
         else:
