@@ -336,8 +336,11 @@ def _build(state: dict, borrow: bool = False):
     params = state.get("params")
     if isinstance(params, dict):
         # a parameter added within this format version: the value that reproduces the files
-        # written before it
-        params = {**getattr(cls, "_added_params", {}), **params}
+        # written before it (each class's, along its bases)
+        added = {}
+        for klass in reversed(cls.__mro__):
+            added.update(vars(klass).get("_added_params", {}))
+        params = {**added, **params}
     if not isinstance(params, dict) or sorted(params) != sorted(_param_names(cls)):
         raise ModelFileError(f"a {cls.__name__}'s parameters must be exactly "
                              f"{_param_names(cls)}")

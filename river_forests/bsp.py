@@ -167,3 +167,6 @@ class BSPForestRegressor(_BSPParams, ForestRegressor):
         yield {"n_estimators": 2, "growth": 2.0, "max_nodes": 31, "subsampling": "bernoulli",
                "subsample_rate": 0.7}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3, "max_hull_vertices": 4}
+        # linear leaves, with a feature subspace (new slots, cleared ones) and a small cap
+        yield {"n_estimators": 2, "leaf_model": "linear", "features_per_tree": 3,
+               "max_nodes": 31, "seed": 4}

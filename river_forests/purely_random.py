@@ -178,4 +178,8 @@ class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
         yield {"n_estimators": 2, "split": "scale_invariant", "max_nodes": 31,
                "subsampling": "poisson", "subsample_decay": 0.5, "seed": 2}
         yield {"n_estimators": 2, "features_per_tree": 3, "seed": 3}
+        # linear leaves, with both cuts and a feature subspace (new slots, cleared ones)
+        yield {"n_estimators": 2, "leaf_model": "linear", "features_per_tree": 3, "seed": 4}
+        yield {"n_estimators": 2, "leaf_model": "linear", "split": "scale_invariant",
+               "linear_rate": 0.5, "max_nodes": 31, "seed": 5}
 

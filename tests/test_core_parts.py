@@ -231,5 +231,7 @@ def test_each_tree_kind_keeps_its_object_size():
     from river_forests._core._tree import TREE_KINDS
 
     sizes = {name: cls().__sizeof__() for name, cls in sorted(TREE_KINDS.items())}
-    assert sizes == {"BSPTree": 4196, "MondrianTree": 3848, "PurelyRandomTree": 3704,
+    # linear leaves in every box kind (issue 47): 40 bytes more in a BSP and a purely random
+    # tree (the models' fields, which the Mondrian tree held already)
+    assert sizes == {"BSPTree": 4236, "MondrianTree": 3848, "PurelyRandomTree": 3744,
                      "StreamPartitionTree": 3664, "XTree": 3580}

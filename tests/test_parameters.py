@@ -51,10 +51,10 @@ def test_more_values_than_the_forest_s_own_parameters():
     """The shared parameters were never positional: a value past the forest's own ones set
     nothing (Python refused it), and the error says so."""
     cls = river_forests.MondrianForestRegressor
-    own = 7  # growth, growth_scale, weighted_prunings, step, recycling, leaf_model, linear_rate
-    with pytest.raises(TypeError, match=r"8 would set linear_rate, 2 more value\(s\) no "
+    own = 5  # growth, growth_scale, weighted_prunings, step, recycling
+    with pytest.raises(TypeError, match=r"6 would set recycling, 2 more value\(s\) no "
                                         r"parameter ever took by position; write "
-                                        r"MondrianForestRegressor\(1, growth=2, .*linear_rate=8\)"):
+                                        r"MondrianForestRegressor\(1, growth=2, .*recycling=6\)"):
         cls(*range(1, own + 4))
 
 

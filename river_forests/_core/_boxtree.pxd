@@ -9,7 +9,8 @@
 
 from libc.stdint cimport int32_t
 
-from ._tree cimport Tree
+from ._leaf_linear cimport LinearLeaves, model_fit
+from ._tree cimport Tree, add_stats
 
 
 cdef class BoxTree(Tree):
@@ -31,6 +32,17 @@ cdef class BoxTree(Tree):
 
     cdef double rescale_factor  # rescale when a root range exceeds snapshot * rescale_factor
 
+    # --- linear leaves (a regressor's; `_leaf_linear`): a model per node over `z` ---
+    cdef LinearLeaves models    # the coefficients (`coef`): the intercept, then one per slot;
+                                # stride feature_capacity + 1, or 0 without linear leaves
+    cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
+    cdef bint linear            # a node predicts with its linear model (else its mean)
+    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
+    cdef double* z              # scratch: the sample from `origin` in units of the root range
+                                # (`scale`), 0 where missing: the models' input; `models.z_cells`
+                                # a slot (1 with linear leaves, and in every Mondrian tree,
+                                # whose budget always counted it; else 0)
+
     # --- the race of exponential clocks (a kind that uses it declares these in its table) ---
     cdef double lifetime        # the budget the tree's partition has been grown to (Mondrian's
                                 # lifetime lambda, BSP's budget tau)
@@ -43,6 +55,11 @@ cdef class BoxTree(Tree):
     cdef double leaf_size(self, int32_t node) noexcept nogil
     cdef int maybe_rescale(self, const double* xs) except -1 nogil
 
+    # linear leaves
+    cdef bint fits_models(self) noexcept nogil
+    cdef double load_z(self, const double* x) noexcept nogil
+    cdef double models_gain(self, const double* x, double w) noexcept nogil
+
     # rates
     cdef double leaf_rate(self, int32_t node) noexcept nogil
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
@@ -51,3 +68,11 @@ cdef class BoxTree(Tree):
     cdef int32_t pick_leaf(self) noexcept nogil
     cdef int grow_lifetime(self, double new_lifetime) except -1 nogil
     cdef int split_leaf(self, int32_t node, double time) except -1 nogil
+
+
+cdef inline void learn_node(BoxTree t, int32_t node, double y, double w, double g) noexcept nogil:
+    """Node `node` learns (y, w): its linear model's step first (`g`: `BoxTree.models_gain`,
+    `z` loaded), if the tree has linear leaves, then its statistics."""
+    if t.models.stride > 0 and t.n_features > 0:
+        model_fit(&t.models, node, t.z, t.n_features, y, t.weight[node], g)
+    add_stats(t, node, y, w)

@@ -1,8 +1,11 @@
-"""Data boxes and split rates, shared by the Mondrian and purely random trees (`_boxtree.pxd`).
+"""Data boxes and split rates, shared by the Mondrian, purely random and BSP trees
+(`_boxtree.pxd`).
 
 Features are measured in units of the root box (the range of everything the tree has seen),
 refreshed whenever a root range grows by more than `rescale_factor`: what makes a kind that
-draws in proportion to side lengths invariant to rescaling a feature.
+draws in proportion to side lengths invariant to rescaling a feature. A regressor's linear
+leaves (`_leaf_linear`) take the same units: their input `z` is x from `origin` times `scale`
+(`load_z`), and the models follow a rescale (`maybe_rescale`).
 """
 
 from libc.math cimport INFINITY, NAN
@@ -12,8 +15,12 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 from ._box cimport bracket, padded, stretch_box
+from ._leaf_linear cimport (declare_models, model_gain, model_predict,
+                            models_clear_input, models_forget, models_refit_row, models_rescale,
+                            models_resize, models_restart)
 from ._random cimport rng_exponential, rng_uniform
-from ._tree cimport (CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT, SCALAR_F64, Tree)
+from ._tree cimport (CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT, SCALAR_F64, TASK_REGRESSION,
+                     Tree)
 from ._tree_table cimport declare_array, declare_scalar
 from ._tree_refit cimport order_nodes
 
@@ -35,12 +42,97 @@ cdef class BoxTree(Tree):
         declare_array(self, <void**>&self.below, b"below", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
         declare_array(self, <void**>&self.above, b"above", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
         declare_scalar(self, &self.rescale_factor, b"rescale_factor", SCALAR_F64, False)
+        declare_models(self, &self.models, &self.coef_cols, &self.linear, &self.linear_rate)
+        declare_array(self, <void**>&self.z, b"z", CELL_F64, ROWS_SLOT, &self.models.z_cells, NULL,
+                      False, 0.0)
+
+    # ---------------------------------------------------------------- linear leaves
+    # (`_leaf_linear`: the models over `z`, one input a slot)
+
+    cdef bint fits_models(self) noexcept nogil:
+        """Whether the tree has linear leaves and a feature to fit them on."""
+        return self.models.stride > 0 and self.n_features > 0
+
+    cdef int _resize_features(self, int32_t capacity) except -1 nogil:
+        if self.linear and self.task == TASK_REGRESSION:
+            self.models.z_cells = 1
+        Tree._resize_features(self, capacity)
+        if self.linear and self.task == TASK_REGRESSION:
+            models_resize(&self.models, self, self.feature_capacity)
+        return 0
+
+    cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
+        Tree.ensure_features(self, n_columns)
+        if self.models.stride > 0:
+            self.coef_cols = self.n_features + 1
+        return 0
+
+    cdef double load_z(self, const double* x) noexcept nogil:
+        """`z` = the tree's slots of the registry row `x`, from their origins, in units of the
+        root range, 0 where missing (the models' inputs, when learning, predicting or
+        refitting); returns 1 + |z|^2, the normalizer of the models' steps."""
+        cdef int32_t d
+        cdef double v, nz = 1.0
+        for d in range(self.n_features):
+            v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
+            v = v if v == v else 0.0
+            self.z[d] = v
+            nz += v * v
+        return nz
+
+    cdef double models_gain(self, const double* x, double w) noexcept nogil:
+        """With linear leaves, load `z` from x and return the slopes' step for (x, w)
+        (`model_gain`); else 0, computing nothing."""
+        if not self.fits_models():
+            return 0.0
+        return model_gain(self.linear_rate, w, self.load_z(x))
+
+    cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
+        """The path's blend (`Tree.blend_path`), its mean the leaf's model's with linear leaves."""
+        cdef int32_t depth = self.descend(x)
+        self.blend_path(depth, out, n_out)
+        if depth > 0 and self.fits_models():
+            self.load_z(x)
+            model_predict(&self.models, self.path[depth - 1], self.z, self.n_features, out)
+
+    cdef int clear_stats(self) except -1 nogil:
+        """A refit also forgets the linear models (`refit_sample` fits them again)."""
+        if self.models.stride > 0:
+            models_forget(&self.models, self.n_nodes)
+        return Tree.clear_stats(self)
+
+    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
+        """A refit's row on its path (`path[:depth]`, counted already): the linear models of
+        the path take their step, as when the tree learns."""
+        cdef double nz
+        if self.fits_models():
+            nz = self.load_z(x)
+            models_refit_row(&self.models, self, depth, self.z, self.n_features, y,
+                             model_gain(self.linear_rate, 1.0, nz))
+        return 0
+
+    cdef int after_refit(self) except -1 nogil:
+        """Nodes no refit row reached start from their parents' models."""
+        return models_restart(&self.models, self) if self.models.stride > 0 else 0
+
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """Linear leaves' coefficients (a regressor's): at most n_features + 1 a node, or none."""
+        linear = state.get("linear", self.linear) and state.get("task", self.task) == TASK_REGRESSION
+        cols = state.get("coef_cols", self.coef_cols)
+        if not 0 <= cols <= (state.get("n_features", 0) + 1 if linear else 0):
+            raise ValueError("the leaves' linear coefficients do not match 'linear' and the "
+                             "tree's features")
+
+    # ---------------------------------------------------------------- the feature slots
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
         """The feature in `slot` leaves the subspace: every box forgets it (an empty side), its
-        origin and scale are reset for the next feature, and the split rates are rebuilt."""
+        origin and scale are reset for the next feature, no model has a slope for it, and the
+        split rates are rebuilt."""
         cdef int32_t j
         cdef size_t stride = self.feature_capacity
+        if self.models.stride > 0:
+            models_clear_input(&self.models, self.n_nodes, slot)
         for j in range(self.n_nodes):
             self.lower[<size_t>j * stride + slot] = INFINITY
             self.upper[<size_t>j * stride + slot] = -INFINITY
@@ -108,7 +200,7 @@ cdef class BoxTree(Tree):
 
     cdef int maybe_rescale(self, const double* x) except -1 nogil:
         """Refresh `scale` if x (shifted) stretches a root range past `rescale_factor` times
-        its snapshot."""
+        its snapshot; the linear models follow the new units (`z` keeps the old ones)."""
         cdef size_t row = <size_t>self.root * self.feature_capacity
         cdef double lo, hi, v
         cdef int32_t d
@@ -124,6 +216,9 @@ cdef class BoxTree(Tree):
             stale |= (v == v) & (hi - lo > self.snapshot[d] * self.rescale_factor)
         if not stale:
             return 0
+        if self.models.stride > 0:
+            for d in range(self.n_features):
+                self.z[d] = self.scale[d]
         for d in range(self.n_features):
             v = x[d]
             lo = self.lower[row + d]
@@ -139,6 +234,8 @@ cdef class BoxTree(Tree):
             else:
                 self.snapshot[d] = 0.0
                 self.scale[d] = 0.0
+        if self.models.stride > 0:
+            models_rescale(&self.models, self.n_nodes, self.z, self.scale, self.n_features)
         return self.recompute_rates()
 
     # ---------------------------------------------------------------- rates

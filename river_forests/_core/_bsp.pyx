@@ -57,7 +57,7 @@ from ._bsp_hulls import check_hulls as _check_hulls
 from ._bsp_points import check_targets as _check_targets
 from ._tree import register_kind
 
-from ._boxtree cimport BoxTree
+from ._boxtree cimport BoxTree, learn_node
 from ._bsp_budget cimport grow_out, nodes_fit
 from ._bsp_cuts cimport cut_not_crossing, hull_cut
 from ._bsp_hulls cimport (clear_slot_hulls, entry_cells, extended, holds, hull_rate,
@@ -68,7 +68,7 @@ from ._oblique cimport child
 from ._pool cimport pool_block, pool_fill_columns, pool_has
 from ._random cimport rng_exponential
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32,
-                     SCALAR_I64, TASK_CLASSIFICATION, Tree, add_stats)
+                     SCALAR_I64, TASK_CLASSIFICATION, Tree)
 from ._tree_table cimport declare_array, declare_pool, declare_scalar
 
 
@@ -177,13 +177,14 @@ cdef class BSPTree(BoxTree):
         cdef bint can_split = not self.grown_out and self.can_add(2)
         cdef bint leaf, grown
         cdef int32_t depth, k, i
+        cdef double g = self.models_gain(x, w)  # linear leaves' step (0: none)
         if not can_split:
             # at the node cap no cut can happen: hulls and kept points are of no more use
             # (`grow_out` dropped them, and the tree is grown out for good even if the
             # bytes they freed make room again), only the statistics along the path learn
             while True:
                 self.count[j] += 1.0
-                add_stats(self, j, y, w)
+                learn_node(self, j, y, w, g)
                 if self.left[j] < 0:
                     return 0
                 j = child(self, j, x)
@@ -199,7 +200,7 @@ cdef class BSPTree(BoxTree):
         for i in range(k + 1):
             j = self.path[i]
             self.count[j] += 1.0
-            add_stats(self, j, y, w)
+            learn_node(self, j, y, w, g)
             parent_time = self.tau[j]
         j = self.path[k + 1]
         while True:
@@ -221,7 +222,7 @@ cdef class BSPTree(BoxTree):
                 if grown and rate > 0.0:
                     e = parent_time + rng_exponential(&self.rng, rate)
                     if e < node_time and cut_not_crossing(
-                            self, j, x, xs, block, cells, delta, e, y, w) == 0:
+                            self, j, x, xs, block, cells, delta, e, y, w, g) == 0:
                         return 0
                 if leaf and due < self.lifetime:
                     self.split_leaf(j, due)
@@ -230,7 +231,7 @@ cdef class BSPTree(BoxTree):
                 set_hulls(self, j, block, cells)
                 self.stretch(j)
             self.count[j] += 1.0
-            add_stats(self, j, y, w)
+            learn_node(self, j, y, w, g)
             if leaf:
                 keep_point(self, j, x, y, w)
                 if grown or self.count[j] == 4.0:  # its rate changed
@@ -255,7 +256,7 @@ cdef class BSPTree(BoxTree):
                 set_hulls(self, self.root, region(self, 0), cells)
             self.stretch(self.root)
             self.count[self.root] += 1.0
-            add_stats(self, self.root, y, w)
+            learn_node(self, self.root, y, w, self.models_gain(x, w))
             keep_point(self, self.root, x, y, w)
             return 0
         self.maybe_rescale(self.shifted)
@@ -275,7 +276,7 @@ cdef class BSPTree(BoxTree):
 
     cdef int clear_stats(self) except -1 nogil:
         """A refit forgets the kept points' targets too (a later cut would count them)."""
-        Tree.clear_stats(self)
+        BoxTree.clear_stats(self)
         return clear_targets(self)
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
@@ -340,7 +341,9 @@ cdef class BSPTree(BoxTree):
         """The pairs of slots (slots of the tree, `n_pairs` of them, within `max_pairs`); each
         node's hulls one entry a pair, at most `max_hull_vertices` finite vertices each; each
         leaf's kept points within `max_leaf_points` and within its blocks. (The cuts' second
-        columns are checked by the base, `feature_b` being one of `column_keys`.)"""
+        columns are checked by the base, `feature_b` being one of `column_keys`; the linear
+        leaves' by BoxTree.)"""
+        BoxTree.check_kind_state(self, state, n, width)
         get = lambda name, default: state[name] if name in state else default
         max_pairs, max_vertices = get("max_pairs", self.max_pairs), get("max_hull_vertices",
                                                                        self.max_hull_vertices)

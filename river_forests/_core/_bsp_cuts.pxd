@@ -28,4 +28,4 @@ cdef int hull_cut(BSPTree t, int32_t node, double time) except -1 nogil
 # insert a parent above `node` cut between its hulls and x (GenCutNotCross); 1 if no line
 cdef int cut_not_crossing(BSPTree t, int32_t node, const double* x, const double* xs,
                           const double* block, size_t cells, const double* delta,
-                          double time, double y, double w) except -1 nogil
+                          double time, double y, double w, double g) except -1 nogil

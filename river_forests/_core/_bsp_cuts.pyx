@@ -10,6 +10,8 @@ from ._hull cimport line_hitting, line_separating
 from ._oblique cimport goes_left
 from ._pool cimport pool_block
 from ._random cimport rng_uniform
+from ._boxtree cimport learn_node
+from ._leaf_linear cimport model_copy
 from ._tree cimport add_stats
 
 
@@ -92,6 +94,9 @@ cdef int hull_cut(BSPTree t, int32_t node, double time) except -1 nogil:
     r = l + 1
     set_cut(t, node, &cut, time)
     t.n_cuts += 1
+    if t.models.stride > 0:  # linear leaves: the children start from the leaf's model
+        model_copy(&t.models, l, node)
+        model_copy(&t.models, r, node)
     deal_points(t, l, r, n, seen, &cut)
     t.rate[l] = t.leaf_rate(l)
     t.rate[r] = t.leaf_rate(r)
@@ -101,7 +106,7 @@ cdef int hull_cut(BSPTree t, int32_t node, double time) except -1 nogil:
 
 cdef int cut_not_crossing(BSPTree t, int32_t node, const double* x, const double* xs,
                           const double* block, size_t cells, const double* delta,
-                          double time, double y, double w) except -1 nogil:
+                          double time, double y, double w, double g) except -1 nogil:
     """Insert a parent above `node`, cut by a line between node's hull and x
     (GenCutNotCross: the pair in proportion to its perimeter increase), with x alone in a
     new leaf on the other side. `block` holds node's hulls with x added: the parent's.
@@ -131,8 +136,12 @@ cdef int cut_not_crossing(BSPTree t, int32_t node, const double* x, const double
     t.stretch(q)
     t.count[q] = t.count[node] + 1.0
     t.rate[q] = t.rate[node]
-    add_stats(t, q, y, w)
-    # the new leaf: x alone
+    if t.models.stride > 0:  # linear leaves: q starts from node's model, then learns x
+        model_copy(&t.models, q, node)
+    learn_node(t, q, y, w, g)
+    # the new leaf: x alone (starting from q's model)
+    if t.models.stride > 0:
+        model_copy(&t.models, s, q)
     set_hulls(t, s, one, point_block(t, xs, one))
     t.stretch(s)
     t.count[s] = 1.0

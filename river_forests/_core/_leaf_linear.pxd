@@ -6,9 +6,9 @@
 # mixture along the path).
 #
 # The kind keeps its input vector `z` (n <= stride - 1 values, 0 where a feature is missing)
-# and 1 + |z|^2, and calls this part where its nodes change: it declares `coef` in its table
-# (`declare_array(tree, &models.coef, b"coef", CELL_F64, ROWS_NODE, &models.stride, &cols,
-# True, 0.0)`, `cols` the n + 1 cells a row it saves), widens it with its input
+# and 1 + |z|^2, and calls this part where its nodes change: it declares the models' fields
+# in its table (`declare_models`: `coef`, `coef_cols`, `linear`, `linear_rate`, the same names
+# for every kind), widens it with its input
 # (`models_resize`), clears an input slot a new feature takes (`models_clear_input`),
 # follows a change of its input's units (`models_rescale`), steps the models of a sample's
 # path (`model_fit`), hands a node's model to a new node (`model_copy`), predicts
@@ -25,8 +25,14 @@ from ._tree cimport Tree
 ctypedef struct LinearLeaves:
     double* coef        # `stride` cells per node: the intercept, then one coefficient per input
     int32_t stride      # cells per node row: the input's capacity + 1; 0 while linear leaves are off
+    int32_t z_cells     # cells a slot of the kind's input `z`, if it declares it with this width:
+                        # 1 with linear leaves, else 0 (in the struct's padding: no byte more)
 
 
+# the models' saved fields, declared once for every kind: `coef` (`cols` the cells a row it
+# saves: n + 1), its saved width `coef_cols`, and the parameters `linear` and `linear_rate`
+cdef int declare_models(Tree tree, LinearLeaves* m, int32_t* cols, bint* linear,
+                        double* linear_rate) except -1
 # the input's capacity (the kind's slots): `capacity` + 1 cells a node, new cells 0
 cdef int models_resize(LinearLeaves* m, Tree tree, int32_t capacity) except -1 nogil
 # a new feature in input `d`: no coefficient for it in any node

@@ -7,9 +7,21 @@ from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from ._tree cimport Tree
+from ._tree cimport CELL_F64, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, Tree
 from ._tree_refit cimport order_nodes
-from ._tree_table cimport restride_rows
+from ._tree_table cimport declare_array, declare_scalar, restride_rows
+
+
+cdef int declare_models(Tree tree, LinearLeaves* m, int32_t* cols, bint* linear,
+                        double* linear_rate) except -1:
+    """The models' fields in the kind's table, under the names every kind saves them by;
+    off (`linear` False, no cells a row) until the tree's parameters turn them on."""
+    linear_rate[0] = 0.5
+    declare_array(tree, <void**>&m.coef, b"coef", CELL_F64, ROWS_NODE, &m.stride, cols, True, 0.0)
+    declare_scalar(tree, linear, b"linear", SCALAR_BOOL, True)
+    declare_scalar(tree, linear_rate, b"linear_rate", SCALAR_F64, True)
+    declare_scalar(tree, cols, b"coef_cols", SCALAR_I32, False, 0)
+    return 0
 
 
 cdef int models_resize(LinearLeaves* m, Tree tree, int32_t capacity) except -1 nogil:

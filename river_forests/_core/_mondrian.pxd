@@ -7,7 +7,6 @@
 from libc.stdint cimport int32_t
 
 from ._boxtree cimport BoxTree
-from ._leaf_linear cimport LinearLeaves
 
 
 cdef class MondrianTree(BoxTree):
@@ -19,16 +18,7 @@ cdef class MondrianTree(BoxTree):
                                 # logw for a leaf, log((e^logw + e^(logwt_left + logwt_right)) / 2)
     cdef int32_t* resting       # recycling: 1 for a leaf freed from a twig that no sample has
                                 # reached since (it does not split until one does)
-    cdef double* z              # scratch: the sample in units of the root range (0 where
-                                # missing): the linear leaves' input
     cdef double* path_coef      # scratch: the aggregated weight of each node of a walk
-
-    # --- linear leaves (regression; `_leaf_linear`): a model per node over `z` ---
-    cdef LinearLeaves models    # the coefficients (`coef`): the intercept, then one per slot;
-                                # stride feature_capacity + 1, or 0 without linear leaves
-    cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
-    cdef bint linear            # a node predicts with its linear model (else its mean)
-    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
 
     # --- lifetime ---
     cdef bint consistent        # lambda grows with n (True) or is fixed at `fixed_lifetime` (False)
@@ -48,7 +38,6 @@ cdef class MondrianTree(BoxTree):
                          double total, double y, double w, double loss, double g) except -1 nogil
     cdef double node_loss(self, int32_t node, double y, double prior, double var,
                           double* estimate) noexcept nogil
-    cdef double load_z(self, const double* x) noexcept nogil
     cdef int recycle(self) except -1 nogil
     cdef int free_twig(self, int32_t node) except -1 nogil
     cdef double aggregation_start(self, double* var) noexcept nogil

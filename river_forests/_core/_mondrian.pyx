@@ -54,9 +54,7 @@ from ._tree import register_kind
 from ._axis cimport child
 from ._box cimport extension, outside, padded
 from ._boxtree cimport BoxTree
-from ._leaf_linear cimport (model_copy, model_fit, model_gain, model_of, model_predict,
-                            model_value, models_clear_input, models_forget, models_refit_row,
-                            models_rescale, models_resize, models_restart)
+from ._leaf_linear cimport model_copy, model_fit, model_gain, model_of, model_predict, model_value
 from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, ROWS_PATH, ROWS_SLOT, SCALAR_BOOL, SCALAR_F64,
                      SCALAR_I32, SCALAR_I64, TASK_CLASSIFICATION, TASK_REGRESSION,
@@ -76,14 +74,11 @@ cdef class MondrianTree(BoxTree):
         self.lifetime_scale = 1.0
         self.hazard = 1.0
         self.step = 1.0
-        self.linear_rate = 0.5
+        self.models.z_cells = 1  # its budget has always counted `z`, linear leaves or not
         declare_array(self, <void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
         declare_array(self, <void**>&self.logw, b"logw", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
         declare_array(self, <void**>&self.logwt, b"logwt", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
         declare_array(self, <void**>&self.resting, b"resting", CELL_I32, ROWS_NODE, NULL, NULL, True, 0)
-        declare_array(self, <void**>&self.models.coef, b"coef", CELL_F64, ROWS_NODE,
-                      &self.models.stride, &self.coef_cols, True, 0.0)
-        declare_array(self, <void**>&self.z, b"z", CELL_F64, ROWS_SLOT, NULL, NULL, False, 0.0)
         declare_array(self, <void**>&self.path_coef, b"path_coef", CELL_F64, ROWS_PATH, NULL, NULL,
                             False, 0.0)
         declare_scalar(self, &self.consistent, b"consistent", SCALAR_BOOL, True)
@@ -92,9 +87,6 @@ cdef class MondrianTree(BoxTree):
         declare_scalar(self, &self.use_aggregation, b"use_aggregation", SCALAR_BOOL, True)
         declare_scalar(self, &self.step, b"step", SCALAR_F64, True)
         declare_scalar(self, &self.recycling, b"recycling", SCALAR_BOOL, True)
-        declare_scalar(self, &self.linear, b"linear", SCALAR_BOOL, True)
-        declare_scalar(self, &self.linear_rate, b"linear_rate", SCALAR_F64, True)
-        declare_scalar(self, &self.coef_cols, b"coef_cols", SCALAR_I32, False, 0)
         declare_scalar(self, &self.n_recycled, b"n_recycled", SCALAR_I64, False, 0)
         declare_scalar(self, &self.lifetime, b"lifetime", SCALAR_F64, False)
         declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False, 0)
@@ -103,50 +95,6 @@ cdef class MondrianTree(BoxTree):
     cdef int _start(self) except -1:
         self.hazard = rng_exponential(&self.rng, 1.0)
         return 0
-
-    # ---------------------------------------------------------------- linear leaves
-    # (`_leaf_linear`: the models over `z`, one input a slot)
-
-    cdef int _resize_features(self, int32_t capacity) except -1 nogil:
-        BoxTree._resize_features(self, capacity)
-        if self.linear and self.task == TASK_REGRESSION:
-            models_resize(&self.models, self, self.feature_capacity)
-        return 0
-
-    cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
-        BoxTree.ensure_features(self, n_columns)
-        if self.models.stride > 0:
-            self.coef_cols = self.n_features + 1
-        return 0
-
-    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
-        if self.models.stride > 0:
-            models_clear_input(&self.models, self.n_nodes, slot)
-        return BoxTree._clear_slot(self, slot)
-
-    cdef int maybe_rescale(self, const double* xs) except -1 nogil:
-        """A rescale changes the units of the models' inputs (`z` keeps the old ones)."""
-        cdef int32_t d
-        if self.models.stride == 0:
-            return BoxTree.maybe_rescale(self, xs)
-        for d in range(self.n_features):
-            self.z[d] = self.scale[d]
-        BoxTree.maybe_rescale(self, xs)
-        models_rescale(&self.models, self.n_nodes, self.z, self.scale, self.n_features)
-        return 0
-
-    cdef double load_z(self, const double* x) noexcept nogil:
-        """`z` = the tree's slots of the registry row `x`, from their origins, in units of the
-        root range, 0 where missing (the models' inputs, when learning, predicting or
-        refitting); returns 1 + |z|^2, the normalizer of the models' steps."""
-        cdef int32_t d
-        cdef double v, nz = 1.0
-        for d in range(self.n_features):
-            v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
-            v = v if v == v else 0.0
-            self.z[d] = v
-            nz += v * v
-        return nz
 
     cdef double leaf_rate(self, int32_t node) noexcept nogil:
         """A leaf splits at the rate of its linear dimension (ExtendMondrian); a leaf that
@@ -333,28 +281,12 @@ cdef class MondrianTree(BoxTree):
 
     cdef int clear_stats(self) except -1 nogil:
         """A refit also forgets what was learned from the old targets: the aggregation
-        weights and the linear models (`refit_sample` fits them again)."""
+        weights, and the linear models (`BoxTree`)."""
         cdef int32_t j
         for j in range(self.n_nodes):
             self.logw[j] = 0.0
             self.logwt[j] = 0.0
-        if self.models.stride > 0:
-            models_forget(&self.models, self.n_nodes)
         return BoxTree.clear_stats(self)
-
-    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
-        """A refit's row on its path (`path[:depth]`, counted already): the linear models of
-        the path take their step, as when the tree learns."""
-        cdef double nz
-        if self.models.stride > 0 and self.n_features > 0:
-            nz = self.load_z(x)
-            models_refit_row(&self.models, self, depth, self.z, self.n_features, y,
-                             model_gain(self.linear_rate, 1.0, nz))
-        return 0
-
-    cdef int after_refit(self) except -1 nogil:
-        """Nodes no refit row reached start from their parents' models."""
-        return models_restart(&self.models, self) if self.models.stride > 0 else 0
 
     # ---------------------------------------------------------------- one sample
 
@@ -534,14 +466,6 @@ cdef class MondrianTree(BoxTree):
         if new_lifetime > self.lifetime:
             self.grow_lifetime(new_lifetime)
         return self.insert(x, self.shifted, y, w)
-
-    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
-        """Linear leaves' coefficients (a regressor's): at most n_features + 1 a node, or none."""
-        linear = state.get("linear", self.linear) and state.get("task", self.task) == TASK_REGRESSION
-        cols = state.get("coef_cols", self.coef_cols)
-        if not 0 <= cols <= (state.get("n_features", 0) + 1 if linear else 0):
-            raise ValueError("the leaves' linear coefficients do not match 'linear' and the "
-                             "tree's features")
 
     # ---------------------------------------------------------------- introspection, pickling
 

@@ -41,7 +41,8 @@ from libc.stdint cimport int32_t
 
 from ._axis cimport child
 from ._box cimport outside, padded, round_down, round_up
-from ._boxtree cimport BoxTree
+from ._boxtree cimport BoxTree, learn_node
+from ._leaf_linear cimport model_copy
 from ._random cimport rng_randint, rng_uniform
 from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCALAR_I32, Tree,
                      add_stats)
@@ -155,14 +156,20 @@ cdef class PurelyRandomTree(BoxTree):
         return 0
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
-        cdef int32_t j, leaf, due, k, depth
+        cdef int32_t j, leaf, due, depth, k
         cdef size_t row
-        if not self.scale_invariant:
+        cdef bint fit = self.models.stride > 0
+        if fit or not self.scale_invariant:
             self.shift(x)
+        if fit:  # linear leaves: their input's units, the root range (BoxTree)
+            self.maybe_rescale(self.shifted)
         depth = self.route(x)
-        for k in range(depth):
+        for k in range(depth - 1):
             add_stats(self, self.path[k], y, w)
         j = self.path[depth - 1]
+        # the leaf's model alone learns: a tree predicts from its leaf's model, and a cut hands
+        # it to the halves (the ancestors' models are never read)
+        learn_node(self, j, y, w, self.models_gain(x, w) if fit else 0.0)
         if self.scale_invariant:
             self.offer(j, x)
         else:
@@ -172,6 +179,8 @@ cdef class PurelyRandomTree(BoxTree):
                 self.stretch(j)
                 if self.rate[j] <= 0.0 and self.leaf_rate(j) > 0.0:
                     self.propagate_rate(j, 1.0)
+        if fit:  # the root's box: the root range (a leaf's box stretched above already)
+            self.stretch(self.root)
         due = self.cuts_due()
         while self.n_cuts < due and self.rate[self.root] > 0.0 and self.can_add(2):
             leaf = self.pick_leaf()
@@ -248,13 +257,18 @@ cdef class PurelyRandomTree(BoxTree):
                 self.upper[r * fc + d] = self.upper[node * fc + d]
             self.upper[l * fc + slot] = round_up(at)
             self.lower[r * fc + slot] = round_down(at)
+        if self.models.stride > 0:  # linear leaves: the halves start from the leaf's model
+            model_copy(&self.models, l, node)
+            model_copy(&self.models, r, node)
         self.rate[l] = self.leaf_rate(l)
         self.rate[r] = self.leaf_rate(r)
         self.propagate_rate(node, self.rate[l] + self.rate[r] - self.rate[node])
         return 0
 
     def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
-        """A leaf's next cut slot is a slot of the tree (or -1: not drawn yet)."""
+        """A leaf's next cut slot is a slot of the tree (or -1: not drawn yet); the boxes'
+        and the linear leaves' checks (BoxTree)."""
+        BoxTree.check_kind_state(self, state, n, width)
         slots = state.get("next_slot")
         if slots is not None and n and (slots.min() < -1
                                         or slots.max() >= state.get("n_features", 0)):
