@@ -101,6 +101,14 @@ def _round(root: Path, rows: list[int], given: dict) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def head_defaults_said(names: list[str]) -> tuple[str, str]:
+    """`--head-defaults`' flags as the command line gave them, and the page's words for them."""
+    if not names:
+        return "", ""
+    return (f" --head-defaults {' '.join(names)}",
+            f" (both builds with the head's {', '.join(names)})")
+
+
 def head_defaults(names: list[str], forests: list[str] = FORESTS) -> dict:
     """For each forest, the head's defaults of the parameters `names` (a river object as its
     class path and parameters), to give both builds: the base then runs with a default the
@@ -157,9 +165,7 @@ def main(argv: list[str] | None = None) -> None:
         rows.append([name.replace("ForestClassifier", ""), f"{int(n):,}", mode, f"{b:,.0f}",
                      f"{h:,.0f}", f"{h / b:.2f}x",
                      "yes" if len(same["base"] | same["head"]) == 1 else "no"])
-    given_note = (f" (both builds with the head's {', '.join(args.head_defaults)})"
-                  if args.head_defaults else "")
-    flags = f" --head-defaults {' '.join(args.head_defaults)}" if args.head_defaults else ""
+    flags, given_note = head_defaults_said(args.head_defaults)
     lines = [f"# Base {base} against head {head['commit'][:10]}", "",
              f"`python -m benchmarks.compare_builds {args.base} --rounds {args.rounds} --rows "
              f"{' '.join(map(str, args.rows))}{flags}`; head code version `{head['key']}`; "

@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-from benchmarks.compare_builds import ROOT, _git, built, head_defaults
+from benchmarks.compare_builds import ROOT, _git, built, head_defaults, head_defaults_said
 
 FORESTS = ["MondrianForestClassifier", "PurelyRandomForestClassifier",
            "StreamPartitionForestClassifier", "BSPForestClassifier", "XForestClassifier"]
@@ -77,9 +77,7 @@ def main(argv: list[str] | None = None) -> None:
             rows.append([name.replace("ForestClassifier", ""), f"{b:,}", f"{h:,}",
                          f"{h / b - 1:+.2%}"])
             print(rows[-1], file=sys.stderr, flush=True)
-    given_note = (f" (both builds with the head's {', '.join(args.head_defaults)})"
-                  if args.head_defaults else "")
-    flags = f" --head-defaults {' '.join(args.head_defaults)}" if args.head_defaults else ""
+    flags, given_note = head_defaults_said(args.head_defaults)
     lines = [f"# Base {base} against head {head['commit'][:10]}: instructions", "",
              f"`python -m benchmarks.compare_instructions {args.base} --rows {args.rows}{flags}`; "
              f"head code version `{head['key']}`; {_common.machine()}. elec's first "
