@@ -40,8 +40,7 @@ cdef int grow_out(BSPTree t) except -1 nogil:
     a drop grew one-point hulls on every node of their path, the next point outside such
     a hull inserted a parent (GenCutNotCross) whose line crossed the node's data, with a
     fresh leaf on x's side near the root, which the next drop froze there. Such leaves
-    took most of the stream (on RandomRBF, 16 MB: a depth-2 leaf 8,000 of 30,000 rows),
-    and accuracy fell as the stream went on (0.84 to 0.63 a tenth)."""
+    took most of the stream, and accuracy fell as the stream went on."""
     cdef int32_t j
     t.grown_out = True
     pool_release(&t.points)
