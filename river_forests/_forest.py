@@ -850,8 +850,9 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         features' units do not matter), stepped along the sample's path: the slopes by
         normalized least mean squares, the intercept by the running mean of the residuals. A
         new node starts from the model of the node it came from, so a leaf refines its
-        ancestors' fit; the leaf's model gives the prediction's mean. ``"mean"`` (default):
-        the leaf's (smoothed) mean.""")
+        ancestors' fit; the leaf's model gives the prediction's mean. ``"mean"``: the leaf's
+        (smoothed) mean. Each forest's default is the one its leaf-model experiment chose on
+        the benchmark's tuning half (the documentation's regression pages quote it).""")
     linear_rate: float = Param(
         default=1.0, after="leaf_model", check=floats(0.0, low_inclusive=False, high=1.0),
         tree=lambda linear_rate, forest: (

@@ -929,9 +929,10 @@ def test_smallest_accepted_parameters_learn(cls):
 
 def test_one_feature_regressor_is_a_single_leaf_predicting_the_mean():
     """With one feature there is no pair: every tree stays a single leaf (no cut, no hull)
-    and the forest predicts the mean of the targets, wherever x is."""
+    and the forest predicts the mean of the targets (with mean leaves: a linear leaf would
+    follow x), wherever x is."""
     rng = random.Random(0)
-    model = BSPForestRegressor(n_estimators=3, seed=0)
+    model = BSPForestRegressor(n_estimators=3, seed=0, leaf_model="mean")
     targets = []
     for x, _ in uniform_stream(300, 1, seed=3):
         t = rng.gauss(2.0, 1.0)

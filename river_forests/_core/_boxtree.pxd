@@ -9,7 +9,7 @@
 
 from libc.stdint cimport int32_t
 
-from ._leaf_linear cimport LinearLeaves, model_fit
+from ._leaf_linear cimport LinearLeaves, model_fit, model_of
 from ._tree cimport Tree, add_stats
 
 
@@ -72,7 +72,14 @@ cdef class BoxTree(Tree):
 
 cdef inline void learn_node(BoxTree t, int32_t node, double y, double w, double g) noexcept nogil:
     """Node `node` learns (y, w): its linear model's step first (`g`: `BoxTree.models_gain`,
-    `z` loaded), if the tree has linear leaves, then its statistics."""
+    `z` loaded), if the tree has linear leaves, then its statistics. The root's model starts
+    at its first target, as the Mondrian tree's does: from 0, the first residuals are the
+    target's size, and the slopes, stepped by them over inputs that have barely varied yet,
+    take values the data never supported (TrumpApproval's targets near 44: the purely random
+    forest's MAE 46 where its mean leaves' is 0.39)."""
     if t.models.stride > 0 and t.n_features > 0:
-        model_fit(&t.models, node, t.z, t.n_features, y, t.weight[node], g)
+        if node == t.root and t.weight[node] <= 0.0:
+            model_of(&t.models, node)[0] = y
+        else:
+            model_fit(&t.models, node, t.z, t.n_features, y, t.weight[node], g)
     add_stats(t, node, y, w)
