@@ -9,8 +9,8 @@
 
 from libc.stdint cimport int32_t
 
-from ._leaf_linear cimport LinearLeaves, model_fit
-from ._tree cimport Tree, add_stats
+from ._leaf_linear cimport LeafInput, LinearLeaves, model_learn
+from ._tree cimport Tree
 
 
 cdef class BoxTree(Tree):
@@ -22,15 +22,17 @@ cdef class BoxTree(Tree):
     cdef float* upper           # upper corner of that box, rounded up (-inf where it has seen none)
 
     # --- per feature slot (`feature_capacity` entries) ---
-    cdef double* scale          # 1 / range of the root box at the last rescale (0 if no range)
-    cdef double* snapshot       # the root range `scale` was computed from
-    cdef double* origin         # the first value the tree saw of the feature (NaN before): the
-                                # boxes' zero
+    cdef LeafInput inp          # `_leaf_linear`'s input: `origin` (the first value the tree saw
+                                # of the feature, NaN before: the boxes' zero), `scale` (1 / range
+                                # of the root box at the last rescale, 0 if no range), `snapshot`
+                                # (that range), `rescale_factor` (rescale when a root range
+                                # exceeds snapshot * rescale_factor) and `z` (scratch: the sample
+                                # from `origin` in units of the root range, 0 where missing: the
+                                # models' input; `models.z_cells` a slot, 1 with linear leaves
+                                # and in every Mondrian tree, whose budget always counted it)
     cdef double* shifted        # scratch: the sample being learned, minus `origin` (NaN if missing)
     cdef float* below           # scratch: `shifted` rounded down to float32 (see _box.bracket)
     cdef float* above           # scratch: `shifted` rounded up to float32
-
-    cdef double rescale_factor  # rescale when a root range exceeds snapshot * rescale_factor
 
     # --- linear leaves (a regressor's; `_leaf_linear`): a model per node over `z` ---
     cdef LinearLeaves models    # the coefficients (`coef`): the intercept, then one per slot;
@@ -38,10 +40,6 @@ cdef class BoxTree(Tree):
     cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
     cdef bint linear            # a node predicts with its linear model (else its mean)
     cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
-    cdef double* z              # scratch: the sample from `origin` in units of the root range
-                                # (`scale`), 0 where missing: the models' input; `models.z_cells`
-                                # a slot (1 with linear leaves, and in every Mondrian tree,
-                                # whose budget always counted it; else 0)
 
     # --- the race of exponential clocks (a kind that uses it declares these in its table) ---
     cdef double lifetime        # the budget the tree's partition has been grown to (Mondrian's
@@ -73,6 +71,4 @@ cdef class BoxTree(Tree):
 cdef inline void learn_node(BoxTree t, int32_t node, double y, double w, double g) noexcept nogil:
     """Node `node` learns (y, w): its linear model's step first (`g`: `BoxTree.models_gain`,
     `z` loaded), if the tree has linear leaves, then its statistics."""
-    if t.models.stride > 0 and t.n_features > 0:
-        model_fit(&t.models, node, t.z, t.n_features, y, t.weight[node], g)
-    add_stats(t, node, y, w)
+    model_learn(&t.models, t, node, t.inp.z, y, w, g)
