@@ -9,11 +9,10 @@
 
 from libc.stdint cimport int32_t
 
-from ._leaf_linear cimport LeafInput, LinearLeaves, model_learn
-from ._tree cimport Tree
+from ._leaf_linear cimport LinearTree, model_learn
 
 
-cdef class BoxTree(Tree):
+cdef class BoxTree(LinearTree):
     # --- per node (`capacity` rows) ---
     cdef double* rate           # sum of `leaf_rate` over the leaves below the node (itself if a leaf)
     cdef float* lower           # `feature_capacity` columns per node: lower corner of the box of
@@ -22,24 +21,11 @@ cdef class BoxTree(Tree):
     cdef float* upper           # upper corner of that box, rounded up (-inf where it has seen none)
 
     # --- per feature slot (`feature_capacity` entries) ---
-    cdef LeafInput inp          # `_leaf_linear`'s input: `origin` (the first value the tree saw
-                                # of the feature, NaN before: the boxes' zero), `scale` (1 / range
-                                # of the root box at the last rescale, 0 if no range), `snapshot`
-                                # (that range), `rescale_factor` (rescale when a root range
-                                # exceeds snapshot * rescale_factor) and `z` (scratch: the sample
-                                # from `origin` in units of the root range, 0 where missing: the
-                                # models' input; `models.z_cells` a slot, 1 with linear leaves
-                                # and in every Mondrian tree, whose budget always counted it)
+    # (`LinearTree.inp`, the input of the linear leaves: `origin`, the boxes' zero, and
+    # `scale`, 1 / the root box's range at the last rescale, are the boxes' too)
     cdef double* shifted        # scratch: the sample being learned, minus `origin` (NaN if missing)
     cdef float* below           # scratch: `shifted` rounded down to float32 (see _box.bracket)
     cdef float* above           # scratch: `shifted` rounded up to float32
-
-    # --- linear leaves (a regressor's; `_leaf_linear`): a model per node over `z` ---
-    cdef LinearLeaves models    # the coefficients (`coef`): the intercept, then one per slot;
-                                # stride feature_capacity + 1, or 0 without linear leaves
-    cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
-    cdef bint linear            # a node predicts with its linear model (else its mean)
-    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
 
     # --- the race of exponential clocks (a kind that uses it declares these in its table) ---
     cdef double lifetime        # the budget the tree's partition has been grown to (Mondrian's
@@ -54,7 +40,6 @@ cdef class BoxTree(Tree):
     cdef int maybe_rescale(self, const double* xs) except -1 nogil
 
     # linear leaves
-    cdef bint fits_models(self) noexcept nogil
     cdef double load_z(self, const double* x) noexcept nogil
     cdef double models_gain(self, const double* x, double w) noexcept nogil
 

@@ -16,18 +16,16 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 from ._box cimport bracket, padded, stretch_box
-from ._leaf_linear cimport (check_models, declare_input, declare_input_z, declare_models,
+from ._leaf_linear cimport (LinearTree, declare_input, declare_input_z, declare_models,
                             input_clear_slot, input_load, input_outgrown, input_rescale_begin,
-                            input_rescale_end, input_set_span, model_gain, models_clear_input,
-                            models_forget, models_on, models_predict, models_refit_sample,
-                            models_resize_slots, models_restart, models_widths)
+                            input_rescale_end, input_set_span, model_gain, models_clear_input)
 from ._random cimport rng_exponential, rng_uniform
-from ._tree cimport CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT, TASK_REGRESSION, Tree
+from ._tree cimport CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT
 from ._tree_table cimport declare_array
 from ._tree_refit cimport order_nodes
 
 
-cdef class BoxTree(Tree):
+cdef class BoxTree(LinearTree):
 
     def __cinit__(self, *args, **kwargs):
         declare_array(self, <void**>&self.rate, b"rate", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
@@ -44,19 +42,7 @@ cdef class BoxTree(Tree):
         declare_input_z(self, &self.inp, &self.models.z_cells)
 
     # ---------------------------------------------------------------- linear leaves
-    # (`_leaf_linear`: the models over `z`, one input a slot)
-
-    cdef bint fits_models(self) noexcept nogil:
-        """Whether the tree has linear leaves and a feature to fit them on."""
-        return models_on(&self.models, self)
-
-    cdef int _resize_features(self, int32_t capacity) except -1 nogil:
-        return models_resize_slots(&self.models, self, self.linear and self.task == TASK_REGRESSION,
-                                   capacity, NULL)
-
-    cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
-        Tree.ensure_features(self, n_columns)
-        return models_widths(&self.models, self, &self.coef_cols)
+    # (`_leaf_linear`: the models over `z`, one input a slot; `LinearTree` the protocol's hooks)
 
     cdef double load_z(self, const double* x) noexcept nogil:
         """`z` = the tree's slots of the registry row `x`, from their origins, in units of the
@@ -70,31 +56,6 @@ cdef class BoxTree(Tree):
         if not self.fits_models():
             return 0.0
         return model_gain(self.linear_rate, w, self.load_z(x))
-
-    cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
-        """The path's blend (`Tree.blend_path`), its mean the leaf's model's with linear leaves."""
-        cdef int32_t depth = self.descend(x)
-        self.blend_path(depth, out, n_out)
-        models_predict(&self.models, &self.inp, self, x, depth, out)
-
-    cdef int clear_stats(self) except -1 nogil:
-        """A refit also forgets the linear models (`refit_sample` fits them again)."""
-        if self.models.stride > 0:
-            models_forget(&self.models, self.n_nodes)
-        return Tree.clear_stats(self)
-
-    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
-        """A refit's row on its path (`path[:depth]`, counted already): the linear models of
-        the path take their step, as when the tree learns."""
-        return models_refit_sample(&self.models, &self.inp, self, x, y, depth, self.linear_rate)
-
-    cdef int after_refit(self) except -1 nogil:
-        """Nodes no refit row reached start from their parents' models."""
-        return models_restart(&self.models, self) if self.models.stride > 0 else 0
-
-    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
-        """Linear leaves' coefficients (a regressor's): at most n_features + 1 a node, or none."""
-        check_models(state, self.linear, self.task, self.coef_cols)
 
     # ---------------------------------------------------------------- the feature slots
 

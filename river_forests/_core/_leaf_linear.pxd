@@ -20,7 +20,8 @@
 # `input_clear_slot`), steps the models of a sample's path (`model_fit`, `model_learn`), hands
 # a node's model to a new node (`model_copy`), predicts (`models_predict`) and refits
 # (`models_forget`, `models_refit_sample`, `models_restart`, at `Tree.clear_stats`,
-# `refit_sample`, `after_refit`).
+# `refit_sample`, `after_refit`). `LinearTree`, the base of every kind that may have them (not a
+# kind), holds the fields and overrides the protocol's hooks with these calls, once.
 
 from libc.stdint cimport int32_t
 from libc.string cimport memcpy
@@ -42,6 +43,26 @@ ctypedef struct LeafInput:
     double* snapshot    # per slot: the range `scale` was computed from
     double* z           # scratch, per slot: (x - origin) * scale, 0 where missing: the models' input
     double rescale_factor  # rescale when a range exceeds its snapshot times this
+
+
+cdef class LinearTree(Tree):
+    # --- linear leaves (a regressor's): a model per node over `inp.z` ---
+    cdef LinearLeaves models    # the coefficients (`coef`): the intercept, then one per slot;
+                                # stride feature_capacity + 1, or 0 without linear leaves
+    cdef LeafInput inp          # the models' input (its fields the kind declares: `declare_input`,
+                                # `declare_input_z`): per slot `origin` (the first value seen,
+                                # NaN before: z's 0; a box kind's boxes' too), `scale` (1 / the
+                                # slot's range at the last rescale, 0 if none; a box kind's root
+                                # box's), `snapshot` (that range), `rescale_factor`, and `z`
+                                # (scratch: x from `origin` in units of the range, 0 where
+                                # missing; `models.z_cells` a slot, 1 with linear leaves and in
+                                # every Mondrian tree, whose budget always counted it; else 0)
+    cdef int32_t coef_cols      # cells saved per row of `coef`: n_features + 1, or 0
+    cdef bint linear            # a node predicts with its linear model (else its mean)
+    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
+
+    cdef bint fits_models(self) noexcept nogil
+    cdef int32_t* input_cols(self) noexcept nogil
 
 
 # the models' saved fields, declared once for every kind: `coef` (`cols` the cells a row it

@@ -14,6 +14,53 @@ from ._tree_refit cimport order_nodes
 from ._tree_table cimport declare_array, declare_scalar, resize_slots, restride_rows
 
 
+cdef class LinearTree(Tree):
+    """What a kind with linear leaves overrides of the protocol, once: its slots' and widths'
+    growth, its prediction's mean, its refit, its saved state's check. Not a kind."""
+
+    cdef bint fits_models(self) noexcept nogil:
+        """Whether the tree has linear leaves and a feature to fit them on."""
+        return models_on(&self.models, self)
+
+    cdef int32_t* input_cols(self) noexcept nogil:
+        """The declared count of the input's saved cells a slot (a kind without boxes'), or
+        NULL (the box kinds save one always)."""
+        return NULL
+
+    cdef int _resize_features(self, int32_t capacity) except -1 nogil:
+        return models_resize_slots(&self.models, self, self.linear and self.task == TASK_REGRESSION,
+                                   capacity, self.input_cols())
+
+    cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
+        Tree.ensure_features(self, n_columns)
+        return models_widths(&self.models, self, &self.coef_cols)
+
+    cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
+        """The path's blend (`Tree.blend_path`), its mean the leaf's model's with linear leaves."""
+        cdef int32_t depth = self.descend(x)
+        self.blend_path(depth, out, n_out)
+        models_predict(&self.models, &self.inp, self, x, depth, out)
+
+    cdef int clear_stats(self) except -1 nogil:
+        """A refit also forgets the linear models (`refit_sample` fits them again)."""
+        if self.models.stride > 0:
+            models_forget(&self.models, self.n_nodes)
+        return Tree.clear_stats(self)
+
+    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
+        """A refit's row on its path (`path[:depth]`, counted already): the linear models of
+        the path take their step, as when the tree learns."""
+        return models_refit_sample(&self.models, &self.inp, self, x, y, depth, self.linear_rate)
+
+    cdef int after_refit(self) except -1 nogil:
+        """Nodes no refit row reached start from their parents' models."""
+        return models_restart(&self.models, self) if self.models.stride > 0 else 0
+
+    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
+        """Linear leaves' coefficients (a regressor's): at most n_features + 1 a node, or none."""
+        check_models(state, self.linear, self.task, self.coef_cols)
+
+
 cdef int declare_models(Tree tree, LinearLeaves* m, int32_t* cols, bint* linear,
                         double* linear_rate) except -1:
     """The models' fields in the kind's table, under the names every kind saves them by;
