@@ -804,22 +804,12 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
         return pd.Series([labels[i] for i in proba_.argmax(axis=1)], index=X.index)
 
 
-def _check_leaf_model(name, value, forest):
-    """"mean" or "linear", the latter for a kind whose trees have linear leaves."""
-    one_of("mean", "linear")(name, value, forest)
-    if value == "linear" and not forest._linear_leaves:
-        raise ValueError(f"{name}='linear' is not available for {type(forest).__name__} yet")
-
-
 class ForestRegressor(BaseForest, base.MiniBatchRegressor):
     """A forest regressor: the mean of the trees' smoothed leaf means, with prediction
     intervals (`confidence_level`)."""
 
     _task = TASK_REGRESSION
     _shared_params = True
-    #: whether the kind's compiled tree has linear leaves yet (`_core/_leaf_linear`); a kind
-    #: without refuses ``leaf_model="linear"``
-    _linear_leaves: ClassVar[bool] = True
     #: files of format 3 written before every regressor had linear leaves had mean leaves
     #: (the Mondrian regressor's files name their own)
     _added_params: ClassVar[dict] = {"leaf_model": "mean", "linear_rate": 1.0}
@@ -841,22 +831,21 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         differs (the documentation's intervals page quotes the run that chose the method).
         None: no intervals (nor their cost).""")
     leaf_model: str = Param(
-        default="mean", after="confidence_level", check=_check_leaf_model,
-        tree=lambda leaf_model, forest: (
-            {"linear": leaf_model == "linear"} if forest._linear_leaves else {}),
+        default="mean", after="confidence_level", check=one_of("mean", "linear"),
+        tree=lambda leaf_model, forest: {"linear": leaf_model == "linear"},
         doc="""
         ``"linear"``: every node keeps a linear model of the target over the sample's
-        features (from each feature's origin, in units of the tree's root range, so that the
-        features' units do not matter), stepped along the sample's path: the slopes by
-        normalized least mean squares, the intercept by the running mean of the residuals. A
+        features (from each feature's origin, in units of the range the tree has seen of it,
+        so that the features' units do not matter), stepped along the sample's path where the
+        node's mean counts it: the slopes by normalized least mean squares, the intercept by
+        the running mean of the residuals. A
         new node starts from the model of the node it came from, so a leaf refines its
         ancestors' fit; the leaf's model gives the prediction's mean. ``"mean"``: the leaf's
         (smoothed) mean. Each forest's default is the one its leaf-model experiment chose on
         the benchmark's tuning half (the documentation's regression pages quote it).""")
     linear_rate: float = Param(
         default=1.0, after="leaf_model", check=floats(0.0, low_inclusive=False, high=1.0),
-        tree=lambda linear_rate, forest: (
-            {"linear_rate": float(linear_rate)} if forest._linear_leaves else {}),
+        tree=lambda linear_rate, forest: {"linear_rate": float(linear_rate)},
         doc="""
         The normalized step of the linear leaves' slopes, in (0, 1]: 1 fits each sample
         exactly in the direction of its features.""")

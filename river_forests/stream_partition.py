@@ -305,7 +305,6 @@ _REG_ALGO_DOC = """
 
 
 class StreamPartitionForestRegressor(_PaperParams, ForestRegressor):
-    _linear_leaves = False  # issue 47: its trees' linear leaves are to come
     _defaults = {"min_gain": 0.4, "alpha": 80.0, "max_active_leaves": 256}
     _docs = {
         "structure_fraction": """

@@ -314,7 +314,6 @@ class XForestClassifier(_XForestParams, ForestClassifier):
 
 
 class XForestRegressor(_XForestParams, ForestRegressor):
-    _linear_leaves = False  # issue 47: its trees' linear leaves are to come
     _defaults = {"min_samples_split": 2, "kept_rows": 0}
     _tree_constants = {"criterion": _MSE}
     _docs = {

@@ -9,11 +9,10 @@
 
 from libc.stdint cimport int32_t
 
-from ._leaf_linear cimport LinearLeaves, model_fit, model_of
-from ._tree cimport Tree, add_stats
+from ._leaf_linear cimport LinearTree, model_learn
 
 
-cdef class BoxTree(Tree):
+cdef class BoxTree(LinearTree):
     # --- per node (`capacity` rows) ---
     cdef double* rate           # sum of `leaf_rate` over the leaves below the node (itself if a leaf)
     cdef float* lower           # `feature_capacity` columns per node: lower corner of the box of
@@ -22,26 +21,11 @@ cdef class BoxTree(Tree):
     cdef float* upper           # upper corner of that box, rounded up (-inf where it has seen none)
 
     # --- per feature slot (`feature_capacity` entries) ---
-    cdef double* scale          # 1 / range of the root box at the last rescale (0 if no range)
-    cdef double* snapshot       # the root range `scale` was computed from
-    cdef double* origin         # the first value the tree saw of the feature (NaN before): the
-                                # boxes' zero
+    # (`LinearTree.inp`, the input of the linear leaves: `origin`, the boxes' zero, and
+    # `scale`, 1 / the root box's range at the last rescale, are the boxes' too)
     cdef double* shifted        # scratch: the sample being learned, minus `origin` (NaN if missing)
     cdef float* below           # scratch: `shifted` rounded down to float32 (see _box.bracket)
     cdef float* above           # scratch: `shifted` rounded up to float32
-
-    cdef double rescale_factor  # rescale when a root range exceeds snapshot * rescale_factor
-
-    # --- linear leaves (a regressor's; `_leaf_linear`): a model per node over `z` ---
-    cdef LinearLeaves models    # the coefficients (`coef`): the intercept, then one per slot;
-                                # stride feature_capacity + 1, or 0 without linear leaves
-    cdef int32_t coef_cols      # cells saved per row: n_features + 1, or 0
-    cdef bint linear            # a node predicts with its linear model (else its mean)
-    cdef double linear_rate     # normalized step of the slopes' updates, in (0, 1]
-    cdef double* z              # scratch: the sample from `origin` in units of the root range
-                                # (`scale`), 0 where missing: the models' input; `models.z_cells`
-                                # a slot (1 with linear leaves, and in every Mondrian tree,
-                                # whose budget always counted it; else 0)
 
     # --- the race of exponential clocks (a kind that uses it declares these in its table) ---
     cdef double lifetime        # the budget the tree's partition has been grown to (Mondrian's
@@ -56,7 +40,6 @@ cdef class BoxTree(Tree):
     cdef int maybe_rescale(self, const double* xs) except -1 nogil
 
     # linear leaves
-    cdef bint fits_models(self) noexcept nogil
     cdef double load_z(self, const double* x) noexcept nogil
     cdef double models_gain(self, const double* x, double w) noexcept nogil
 
@@ -72,14 +55,5 @@ cdef class BoxTree(Tree):
 
 cdef inline void learn_node(BoxTree t, int32_t node, double y, double w, double g) noexcept nogil:
     """Node `node` learns (y, w): its linear model's step first (`g`: `BoxTree.models_gain`,
-    `z` loaded), if the tree has linear leaves, then its statistics. The root's model starts
-    at its first target, as the Mondrian tree's does: from 0, the first residuals are the
-    target's size, and the slopes, stepped by them over inputs that have barely varied yet,
-    take values the data never supported (TrumpApproval's targets near 44: the purely random
-    forest's MAE 46 where its mean leaves' is 0.39)."""
-    if t.models.stride > 0 and t.n_features > 0:
-        if node == t.root and t.weight[node] <= 0.0:
-            model_of(&t.models, node)[0] = y
-        else:
-            model_fit(&t.models, node, t.z, t.n_features, y, t.weight[node], g)
-    add_stats(t, node, y, w)
+    `z` loaded), if the tree has linear leaves, then its statistics."""
+    model_learn(&t.models, t, node, t.inp.z, y, w, g)

@@ -4,8 +4,9 @@
 Features are measured in units of the root box (the range of everything the tree has seen),
 refreshed whenever a root range grows by more than `rescale_factor`: what makes a kind that
 draws in proportion to side lengths invariant to rescaling a feature. A regressor's linear
-leaves (`_leaf_linear`) take the same units: their input `z` is x from `origin` times `scale`
-(`load_z`), and the models follow a rescale (`maybe_rescale`).
+leaves (`_leaf_linear`) take the same units: the origins, units and rescale rule are the
+part's (`LeafInput`), fed the root box's range here; the models' input `z` is x from `origin`
+times `scale` (`load_z`), and the models follow a rescale (`maybe_rescale`).
 """
 
 from libc.math cimport INFINITY, NAN
@@ -15,70 +16,39 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 from ._box cimport bracket, padded, stretch_box
-from ._leaf_linear cimport (declare_models, model_gain, model_predict,
-                            models_clear_input, models_forget, models_refit_row, models_rescale,
-                            models_resize, models_restart)
+from ._leaf_linear cimport (LinearTree, declare_input, declare_input_z, declare_models,
+                            input_clear_slot, input_load, input_outgrown, input_rescale_begin,
+                            input_rescale_end, input_set_span, model_gain, models_clear_input)
 from ._random cimport rng_exponential, rng_uniform
-from ._tree cimport (CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT, SCALAR_F64, TASK_REGRESSION,
-                     Tree)
-from ._tree_table cimport declare_array, declare_scalar
+from ._tree cimport CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT
+from ._tree_table cimport declare_array
 from ._tree_refit cimport order_nodes
 
 
-cdef class BoxTree(Tree):
+cdef class BoxTree(LinearTree):
 
     def __cinit__(self, *args, **kwargs):
-        self.rescale_factor = 1.1
         declare_array(self, <void**>&self.rate, b"rate", CELL_F64, ROWS_NODE, NULL, NULL, True, 0.0)
         declare_array(self, <void**>&self.lower, b"lower", CELL_F32, ROWS_NODE, &self.feature_capacity,
                             &self.n_features, True, INFINITY)
         declare_array(self, <void**>&self.upper, b"upper", CELL_F32, ROWS_NODE, &self.feature_capacity,
                             &self.n_features, True, -INFINITY)
-        declare_array(self, <void**>&self.scale, b"scale", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
-        declare_array(self, <void**>&self.snapshot, b"snapshot", CELL_F64, ROWS_SLOT, NULL, NULL, True, 0.0)
-        declare_array(self, <void**>&self.origin, b"origin", CELL_F64, ROWS_SLOT, NULL, NULL, True, NAN)
+        declare_input(self, &self.inp, NULL, NULL)  # `origin` and `scale` are the boxes' too
         declare_array(self, <void**>&self.shifted, b"shifted", CELL_F64, ROWS_SLOT, NULL, NULL, False, NAN)
         # NaN past n_features is the padding of the box tests (_box.padded)
         declare_array(self, <void**>&self.below, b"below", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
         declare_array(self, <void**>&self.above, b"above", CELL_F32, ROWS_SLOT, NULL, NULL, False, NAN)
-        declare_scalar(self, &self.rescale_factor, b"rescale_factor", SCALAR_F64, False)
         declare_models(self, &self.models, &self.coef_cols, &self.linear, &self.linear_rate)
-        declare_array(self, <void**>&self.z, b"z", CELL_F64, ROWS_SLOT, &self.models.z_cells, NULL,
-                      False, 0.0)
+        declare_input_z(self, &self.inp, &self.models.z_cells)
 
     # ---------------------------------------------------------------- linear leaves
-    # (`_leaf_linear`: the models over `z`, one input a slot)
-
-    cdef bint fits_models(self) noexcept nogil:
-        """Whether the tree has linear leaves and a feature to fit them on."""
-        return self.models.stride > 0 and self.n_features > 0
-
-    cdef int _resize_features(self, int32_t capacity) except -1 nogil:
-        if self.linear and self.task == TASK_REGRESSION:
-            self.models.z_cells = 1
-        Tree._resize_features(self, capacity)
-        if self.linear and self.task == TASK_REGRESSION:
-            models_resize(&self.models, self, self.feature_capacity)
-        return 0
-
-    cdef int ensure_features(self, int32_t n_columns) except -1 nogil:
-        Tree.ensure_features(self, n_columns)
-        if self.models.stride > 0:
-            self.coef_cols = self.n_features + 1
-        return 0
+    # (`_leaf_linear`: the models over `z`, one input a slot; `LinearTree` the protocol's hooks)
 
     cdef double load_z(self, const double* x) noexcept nogil:
         """`z` = the tree's slots of the registry row `x`, from their origins, in units of the
         root range, 0 where missing (the models' inputs, when learning, predicting or
         refitting); returns 1 + |z|^2, the normalizer of the models' steps."""
-        cdef int32_t d
-        cdef double v, nz = 1.0
-        for d in range(self.n_features):
-            v = (x[self.columns[d]] - self.origin[d]) * self.scale[d]
-            v = v if v == v else 0.0
-            self.z[d] = v
-            nz += v * v
-        return nz
+        return input_load(&self.inp, x, self.columns, self.n_features)
 
     cdef double models_gain(self, const double* x, double w) noexcept nogil:
         """With linear leaves, load `z` from x and return the slopes' step for (x, w)
@@ -86,42 +56,6 @@ cdef class BoxTree(Tree):
         if not self.fits_models():
             return 0.0
         return model_gain(self.linear_rate, w, self.load_z(x))
-
-    cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
-        """The path's blend (`Tree.blend_path`), its mean the leaf's model's with linear leaves."""
-        cdef int32_t depth = self.descend(x)
-        self.blend_path(depth, out, n_out)
-        if depth > 0 and self.fits_models():
-            self.load_z(x)
-            model_predict(&self.models, self.path[depth - 1], self.z, self.n_features, out)
-
-    cdef int clear_stats(self) except -1 nogil:
-        """A refit also forgets the linear models (`refit_sample` fits them again)."""
-        if self.models.stride > 0:
-            models_forget(&self.models, self.n_nodes)
-        return Tree.clear_stats(self)
-
-    cdef int refit_sample(self, const double* x, double y, int32_t depth) except -1 nogil:
-        """A refit's row on its path (`path[:depth]`, counted already): the linear models of
-        the path take their step, as when the tree learns."""
-        cdef double nz
-        if self.fits_models():
-            nz = self.load_z(x)
-            models_refit_row(&self.models, self, depth, self.z, self.n_features, y,
-                             model_gain(self.linear_rate, 1.0, nz))
-        return 0
-
-    cdef int after_refit(self) except -1 nogil:
-        """Nodes no refit row reached start from their parents' models."""
-        return models_restart(&self.models, self) if self.models.stride > 0 else 0
-
-    def check_kind_state(self, dict state, Py_ssize_t n, Py_ssize_t width):
-        """Linear leaves' coefficients (a regressor's): at most n_features + 1 a node, or none."""
-        linear = state.get("linear", self.linear) and state.get("task", self.task) == TASK_REGRESSION
-        cols = state.get("coef_cols", self.coef_cols)
-        if not 0 <= cols <= (state.get("n_features", 0) + 1 if linear else 0):
-            raise ValueError("the leaves' linear coefficients do not match 'linear' and the "
-                             "tree's features")
 
     # ---------------------------------------------------------------- the feature slots
 
@@ -136,9 +70,7 @@ cdef class BoxTree(Tree):
         for j in range(self.n_nodes):
             self.lower[<size_t>j * stride + slot] = INFINITY
             self.upper[<size_t>j * stride + slot] = -INFINITY
-        self.origin[slot] = NAN
-        self.scale[slot] = 0.0
-        self.snapshot[slot] = 0.0
+        input_clear_slot(&self.inp, NULL, NULL, slot)
         return self.recompute_rates()
 
     def arrays(self):
@@ -160,8 +92,8 @@ cdef class BoxTree(Tree):
         box = []
         for d in range(self.n_features):
             if self.lower[row + d] <= self.upper[row + d]:
-                box.append((self.columns[d], self.lower[row + d] + self.origin[d],
-                            self.upper[row + d] + self.origin[d]))
+                box.append((self.columns[d], self.lower[row + d] + self.inp.origin[d],
+                            self.upper[row + d] + self.inp.origin[d]))
         return {"box": box}
 
     # ---------------------------------------------------------------- boxes
@@ -174,9 +106,9 @@ cdef class BoxTree(Tree):
         cdef double v
         for d in range(self.n_features):
             v = x[self.columns[d]]
-            if v == v and self.origin[d] != self.origin[d]:
-                self.origin[d] = v
-            self.shifted[d] = v - self.origin[d]
+            if v == v and self.inp.origin[d] != self.inp.origin[d]:
+                self.inp.origin[d] = v
+            self.shifted[d] = v - self.inp.origin[d]
         bracket(self.shifted, self.below, self.above, self.n_features)
 
     cdef void stretch(self, int32_t node) noexcept nogil:
@@ -195,7 +127,7 @@ cdef class BoxTree(Tree):
             # a select, not a branch (whether a side is flat is data the predictor loses on);
             # adding scale * 0.0 leaves s exactly as skipping would
             side = <double>self.upper[row + d] - <double>self.lower[row + d]
-            s += self.scale[d] * (side if side > 0.0 else 0.0)
+            s += self.inp.scale[d] * (side if side > 0.0 else 0.0)
         return s
 
     cdef int maybe_rescale(self, const double* x) except -1 nogil:
@@ -213,12 +145,10 @@ cdef class BoxTree(Tree):
             hi = self.upper[row + d]
             lo = v if v < lo else lo
             hi = v if v > hi else hi
-            stale |= (v == v) & (hi - lo > self.snapshot[d] * self.rescale_factor)
+            stale |= (v == v) & input_outgrown(&self.inp, d, hi - lo)
         if not stale:
             return 0
-        if self.models.stride > 0:
-            for d in range(self.n_features):
-                self.z[d] = self.scale[d]
+        input_rescale_begin(&self.inp, &self.models, self.n_features)
         for d in range(self.n_features):
             v = x[d]
             lo = self.lower[row + d]
@@ -228,14 +158,8 @@ cdef class BoxTree(Tree):
                     lo = v
                 if v > hi:
                     hi = v
-            if lo < hi:
-                self.snapshot[d] = hi - lo
-                self.scale[d] = 1.0 / (hi - lo)
-            else:
-                self.snapshot[d] = 0.0
-                self.scale[d] = 0.0
-        if self.models.stride > 0:
-            models_rescale(&self.models, self.n_nodes, self.z, self.scale, self.n_features)
+            input_set_span(&self.inp, d, hi - lo)
+        input_rescale_end(&self.inp, &self.models, self.n_nodes, self.n_features)
         return self.recompute_rates()
 
     # ---------------------------------------------------------------- rates

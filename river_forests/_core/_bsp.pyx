@@ -300,8 +300,8 @@ cdef class BSPTree(BoxTree):
         m[1] = fabs(self.coef_b[node])
         for k in range(2):
             for s in range(self.n_features):
-                if self.columns[s] == cols[k] and self.scale[s] > 0.0:
-                    m[k] /= self.scale[s]
+                if self.columns[s] == cols[k] and self.inp.scale[s] > 0.0:
+                    m[k] /= self.inp.scale[s]
                     break
         m[0] *= m[0]
         m[1] *= m[1]
@@ -431,8 +431,8 @@ cdef class BSPTree(BoxTree):
             pos += entry_cells(<int32_t>src[pos])
         m = <int32_t>src[pos]
         out = np.array([src[pos + 1 + k] for k in range(2 * m)], dtype=np.float64).reshape(m, 2)
-        out[:, 0] += self.origin[self.pair_a[pair]]
-        out[:, 1] += self.origin[self.pair_b[pair]]
+        out[:, 0] += self.inp.origin[self.pair_a[pair]]
+        out[:, 1] += self.inp.origin[self.pair_b[pair]]
         return out
 
     def kept_points(self, int node):

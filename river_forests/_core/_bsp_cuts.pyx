@@ -52,15 +52,15 @@ cdef int draw_cut(BSPTree t, const double* src, const double* weight, double tot
     a = t.pair_a[p]
     b = t.pair_b[p]
     if xs == NULL:
-        if line_hitting(verts, nv, t.scale[a], t.scale[b], region(t, 4), &t.rng,
+        if line_hitting(verts, nv, t.inp.scale[a], t.inp.scale[b], region(t, 4), &t.rng,
                         &cut.ca, &cut.cb, &off) != 0:
             return 1
-    elif line_separating(verts, nv, xs[a], xs[b], t.scale[a], t.scale[b],
+    elif line_separating(verts, nv, xs[a], xs[b], t.inp.scale[a], t.inp.scale[b],
                          region(t, 4), &t.rng, &cut.ca, &cut.cb, &off) != 0:
         return 1
     cut.a = a
     cut.b = b
-    cut.thr = off + cut.ca * t.origin[a] + cut.cb * t.origin[b]
+    cut.thr = off + cut.ca * t.inp.origin[a] + cut.cb * t.inp.origin[b]
     return 0
 
 

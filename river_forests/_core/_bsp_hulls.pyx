@@ -93,8 +93,8 @@ cdef int point_hulls(BSPTree t, int32_t node, const double* pts, int32_t n) exce
             va = pts[<size_t>i * fc + a]
             vb = pts[<size_t>i * fc + b]
             if va == va and vb == vb:
-                buf[2 * k] = va - t.origin[a]
-                buf[2 * k + 1] = vb - t.origin[b]
+                buf[2 * k] = va - t.inp.origin[a]
+                buf[2 * k + 1] = vb - t.inp.origin[b]
                 k += 1
         m = hull_build(buf, k, work)
         if m > t.max_hull_vertices:
@@ -105,7 +105,7 @@ cdef int point_hulls(BSPTree t, int32_t node, const double* pts, int32_t n) exce
     set_hulls(t, node, out, at)
     for i in range(n):
         for d in range(t.n_features):
-            v = pts[<size_t>i * fc + d] - t.origin[d]
+            v = pts[<size_t>i * fc + d] - t.inp.origin[d]
             if v == v:
                 if round_down(v) < t.lower[row + d]:
                     t.lower[row + d] = round_down(v)
@@ -139,8 +139,8 @@ cdef double pair_perimeters(BSPTree t, const double* src, double* per) noexcept 
     cdef double total = 0.0, length
     for p in range(t.n_pairs):
         m = <int32_t>src[pos]
-        length = hull_perimeter(src + pos + 1, m, t.scale[t.pair_a[p]],
-                                t.scale[t.pair_b[p]]) if m >= 2 else 0.0
+        length = hull_perimeter(src + pos + 1, m, t.inp.scale[t.pair_a[p]],
+                                t.inp.scale[t.pair_b[p]]) if m >= 2 else 0.0
         if per != NULL:
             per[p] = length
         total += length
@@ -203,8 +203,8 @@ cdef int32_t extended(BSPTree t, int32_t node, const double* xs, double* block, 
             at += entry_cells(m)
         else:
             grown[0] = True
-            k = hull_add(src + pos + 1 if src != NULL else NULL, m, qa, qb, t.scale[a],
-                         t.scale[b], work, &after)
+            k = hull_add(src + pos + 1 if src != NULL else NULL, m, qa, qb, t.inp.scale[a],
+                         t.inp.scale[b], work, &after)
             if after > 0.0:
                 delta[p] = after
                 rate[0] += 0.5 * after

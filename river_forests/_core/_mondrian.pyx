@@ -115,12 +115,12 @@ cdef class MondrianTree(BoxTree):
         cdef int32_t d, dim = -1, l
         for d in range(self.n_features):
             side = <double>self.upper[row + d] - <double>self.lower[row + d]
-            if side > 0.0 and self.scale[d] > 0.0:
+            if side > 0.0 and self.inp.scale[d] > 0.0:
                 dim = d
-                acc += self.scale[d] * side
+                acc += self.inp.scale[d] * side
                 if u < acc:
                     break
-        self.add_children(node, self.columns[dim], self.origin[dim] + (
+        self.add_children(node, self.columns[dim], self.inp.origin[dim] + (
             self.lower[row + dim] + rng_uniform(&self.rng) * (
                 <double>self.upper[row + dim] - <double>self.lower[row + dim])))
         self.tau[node] = time
@@ -183,7 +183,7 @@ cdef class MondrianTree(BoxTree):
             e = (v[0] + a * prior) / (n + a)
         estimate[0] = e
         if self.models.stride > 0 and self.n_features > 0:  # linear leaves: the node's model
-            r = y - model_value(&self.models, node, self.z, self.n_features)
+            r = y - model_value(&self.models, node, self.inp.z, self.n_features)
         else:
             r = y - e
         return r * r / (2.0 * var)
@@ -261,7 +261,7 @@ cdef class MondrianTree(BoxTree):
                 est2 = (v[1] + a * est2) / (n + a)
             f = est
             if linear:
-                f = model_value(&self.models, j, self.z, self.n_features)
+                f = model_value(&self.models, j, self.inp.z, self.n_features)
             spread = est2 - est * est
             out[0] += self.path_coef[k] * f
             out[1] += self.path_coef[k] * (f * f + (spread if spread > 0.0 else 0.0))
@@ -277,7 +277,7 @@ cdef class MondrianTree(BoxTree):
             return
         self.blend_path(depth, out, n_out)
         if linear:
-            model_predict(&self.models, self.path[depth - 1], self.z, self.n_features, out)
+            model_predict(&self.models, self.path[depth - 1], self.inp.z, self.n_features, out)
 
     cdef int clear_stats(self) except -1 nogil:
         """A refit also forgets what was learned from the old targets: the aggregation
@@ -305,16 +305,16 @@ cdef class MondrianTree(BoxTree):
         rj = <size_t>node * self.feature_capacity
         for d in range(self.n_features):
             e = extension(xs[d], self.lower[rj + d], self.upper[rj + d])
-            if e > 0.0 and self.scale[d] > 0.0:
+            if e > 0.0 and self.inp.scale[d] > 0.0:
                 dim = d
-                acc += self.scale[d] * e
+                acc += self.inp.scale[d] * e
                 if u < acc:
                     break
         # the threshold in the units of x, between the box and x: the old points and x
         # are routed by `child` on the original values
         v = x[self.columns[dim]]
-        hi = self.origin[dim] + self.upper[rj + dim]
-        lo = self.origin[dim] + self.lower[rj + dim]
+        hi = self.inp.origin[dim] + self.upper[rj + dim]
+        lo = self.inp.origin[dim] + self.lower[rj + dim]
         x_right = xs[dim] > self.upper[rj + dim]
         if x_right:
             thr = hi + rng_uniform(&self.rng) * (v - hi)
@@ -338,7 +338,7 @@ cdef class MondrianTree(BoxTree):
             # p starts from node's model and learns x (having counted x already: its intercept
             # step is 1 / (weight + 1), one sample gentler than on a walk); s starts from p's
             model_copy(&self.models, p, node)
-            model_fit(&self.models, p, self.z, self.n_features, y, self.weight[p], g)
+            model_fit(&self.models, p, self.inp.z, self.n_features, y, self.weight[p], g)
             model_copy(&self.models, s, p)
         if self.use_aggregation:
             self.logw[p] = self.logw[node] - self.step * w * loss
@@ -367,7 +367,7 @@ cdef class MondrianTree(BoxTree):
         cdef const float* hi_row
         cdef const float* below = self.below
         cdef const float* above = self.above
-        cdef const double* scale = self.scale
+        cdef const double* scale = self.inp.scale
         cdef double parent_time = 0.0, total, e, node_time
         cdef bint can_split = self.can_add(2)
         cdef bint out, leaf
@@ -405,7 +405,7 @@ cdef class MondrianTree(BoxTree):
             if agg:
                 self.logw[j] -= self.step * w * loss
             if fit:
-                model_fit(&self.models, j, self.z, n_features, y, self.weight[j], g)
+                model_fit(&self.models, j, self.inp.z, n_features, y, self.weight[j], g)
             if leaf and self.resting[j]:
                 self.resting[j] = 0
                 out = True  # a resting leaf wakes up: its split rate comes back
@@ -452,7 +452,7 @@ cdef class MondrianTree(BoxTree):
                 if self.n_seen == 1:
                     model_of(&self.models, self.root)[0] = y
                 else:
-                    model_fit(&self.models, self.root, self.z, self.n_features, y,
+                    model_fit(&self.models, self.root, self.inp.z, self.n_features, y,
                               self.weight[self.root], model_gain(self.linear_rate, w, nz))
             add_stats(self, self.root, y, w)
             return 0

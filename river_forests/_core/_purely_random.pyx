@@ -245,7 +245,7 @@ cdef class PurelyRandomTree(BoxTree):
         uniform cut, of x for a rank cut); its two new leaves start with its box clipped at
         the cut and no statistics."""
         cdef int32_t l = self.add_children(
-            node, self.columns[slot], at if self.scale_invariant else self.origin[slot] + at)
+            node, self.columns[slot], at if self.scale_invariant else self.inp.origin[slot] + at)
         cdef int32_t r = l + 1
         cdef size_t fc = self.feature_capacity
         cdef int32_t d

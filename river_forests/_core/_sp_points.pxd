@@ -8,9 +8,10 @@ from libc.stdint cimport int32_t
 from ._stream_partition cimport StreamPartitionTree
 
 # a kept sample of weight `w` through the paper's splitter, to the structure stream, the
-# estimation stream or both: the path's statistics, the leaf's candidates, perhaps a split
+# estimation stream or both: the path's statistics (and the leaf's linear model: `g` its
+# step, the input `z` loaded), the leaf's candidates, perhaps a split
 cdef int points_learn(StreamPartitionTree tree, const double* x, double y, double w,
-                      bint structure, bint estimation) except -1 nogil
+                      bint structure, bint estimation, double g) except -1 nogil
 # the candidate of fringe slot `s` to split leaf `node` (at `depth`) at now, or -1
 cdef int32_t points_best(StreamPartitionTree tree, int32_t node, int32_t s,
                          int32_t depth) noexcept nogil

@@ -25,16 +25,20 @@ from ._pool cimport pool_block
 from ._sp_fringe cimport fringe_leave, fringe_refill, fringe_slot
 from ._stream_partition cimport (ESTIMATION, HEAD, PARTS, REG_WEIGHT, STRUCTURE,
                                  StreamPartitionTree)
+from ._leaf_linear cimport model_copy, model_learn
 from ._tree cimport TASK_REGRESSION, add_stats
 
 
 cdef int points_learn(StreamPartitionTree tree, const double* x, double y, double w,
-                      bint structure, bint estimation) except -1 nogil:
+                      bint structure, bint estimation, double g) except -1 nogil:
     """The paper's splitter: candidate thresholds from the leaf's first structure points,
-    their histograms, algorithms 3-7."""
+    their histograms, algorithms 3-7. An estimation point steps its leaf's linear model (`g`:
+    its step, `z` loaded; an interior node's is never read again: only a leaf splits, its
+    two leaves starting from its model)."""
     cdef int32_t depth = tree.route(x), j = tree.path[depth - 1], s, c, k
     if estimation:
-        for k in range(depth):
+        model_learn(&tree.models, tree, j, tree.inp.z, y, w, g)
+        for k in range(depth - 1):
             add_stats(tree, tree.path[k], y, w)
         tree.n_estimation += w
     depth -= 1  # the leaf's depth (the root's is 0)
@@ -147,7 +151,8 @@ cdef int32_t points_best(StreamPartitionTree tree, int32_t node, int32_t s,
 cdef int split(StreamPartitionTree tree, int32_t node, int32_t s, int32_t c) except -1 nogil:
     """Split leaf `node` at candidate `c` of its fringe slot `s`: the two new leaves start
     with the candidate's estimation histograms, born when the candidate was; the leaf
-    leaves the fringe and the fringe is refilled."""
+    leaves the fringe and the fringe is refilled. With linear leaves, both start from the
+    leaf's model."""
     cdef const double* cb = pool_block(&tree.cands, s)
     cdef int32_t dims = <int32_t>cb[0], m = tree.candidate_points, k, l, r, side
     cdef int32_t column = <int32_t>cb[HEAD + c % dims]
@@ -158,6 +163,9 @@ cdef int split(StreamPartitionTree tree, int32_t node, int32_t s, int32_t c) exc
     cdef double total
     l = tree.add_children(node, column, threshold)
     r = l + 1
+    if tree.models.stride > 0:
+        model_copy(&tree.models, l, node)
+        model_copy(&tree.models, r, node)
     h = pool_block(&tree.hists, s) + (<size_t>c * PARTS + ESTIMATION) * tree.hists.stride
     for side in range(2):
         v = tree.value + <size_t>(l + side) * tree.value_stride

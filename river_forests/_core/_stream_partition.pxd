@@ -7,12 +7,13 @@
 # The class holds the streams and the protocol; its concerns live in modules of functions
 # taking the tree: `_sp_fringe` (the bounded fringe: which leaves collect candidates),
 # `_sp_points` (the paper's candidate points, their histograms and algorithms 3-7) and
-# `_sp_gaussian` (the Gaussian splitter and the naive Bayes leaves that read it).
+# `_sp_gaussian` (the Gaussian splitter and the naive Bayes leaves that read it). A regressor's
+# linear leaves (`_leaf_linear`) learn from the estimation stream, as the leaves' means.
 
 from libc.stdint cimport int32_t
 
+from ._leaf_linear cimport LinearTree
 from ._pool cimport Pool
-from ._tree cimport Tree
 
 
 cdef enum:
@@ -50,7 +51,7 @@ cdef enum:
     FRINGE_AUTO = 2147483647
 
 
-cdef class StreamPartitionTree(Tree):
+cdef class StreamPartitionTree(LinearTree):
     # --- per node (`capacity` rows) ---
     cdef int32_t* slot          # fringe slot of an active leaf (its block id in both pools), -1
     cdef double* born           # estimation weight the tree had seen when the node's statistics
@@ -68,12 +69,13 @@ cdef class StreamPartitionTree(Tree):
     # --- parameters (denil2013's names in the comments) ---
     cdef double structure_fraction  # P(I_t = structure), the rest goes to estimation
     cdef double candidate_features  # lambda: a leaf tries min(1 + Poisson(lambda), D) dimensions
-    cdef int32_t candidate_points   # m: the first m structure points give the thresholds
     cdef double min_gain            # tau: ShouldSplit needs a gain above it
     cdef double alpha               # alpha(d) = alpha * alpha_growth^d estimation points a side
     cdef double alpha_growth        # its growth per level of depth
     cdef double beta                # beta(d) = beta * alpha(d): MustSplit
     cdef int32_t max_active         # the fringe's cap: leaves collecting split statistics
+    cdef int32_t candidate_points   # m: the first m structure points give the thresholds
+                                    # (beside `max_active`: two ints fill 8 bytes, no padding)
     # --- the levers of the defaults (the paper's choice first) ---
     cdef int splitter               # SPLITTER_POINTS (the paper's) or SPLITTER_GAUSSIAN
     cdef bint honest                # each point to one stream (the paper's), or to both
@@ -81,8 +83,15 @@ cdef class StreamPartitionTree(Tree):
     cdef double split_confidence    # delta of the Hoeffding bound
     cdef double tie_threshold       # split when the bound falls below it
     cdef int leaf_prediction        # LEAF_MAJORITY (the paper's), LEAF_NAIVE_BAYES, LEAF_ADAPTIVE
+    cdef int32_t n_input_cols       # linear leaves: cells saved a slot of the input's arrays (1, or
+                                    # 0; in padding before a double: no byte more)
 
     # --- counters ---
     cdef double n_estimation        # estimation weight seen by the tree
     cdef int32_t n_active           # leaves in the fringe
     cdef int32_t n_splits
+
+    # --- linear leaves (a regressor's; `LinearTree`): the input's own range, no box here ---
+    cdef double* low                # per slot: the lowest x - origin seen (`models.z_cells` cells:
+                                    # none without linear leaves; `input_cols` saved)
+    cdef double* high               # per slot: the highest x - origin seen

@@ -21,6 +21,11 @@ Statistics follow the base rule (`_tree.pxd`): an estimation point counts in eve
 its path, so smoothing leans on current parent estimates and a missing value goes to the
 heavier side; a leaf's own statistics are exactly the paper's.
 
+A regressor's linear leaves (`leaf_model="linear"`, `_leaf_linear`) learn as the leaves'
+means do, from the estimation stream only: each estimation point steps the models of its path
+(over x from each slot's origin in units of its range, which every kept point stretches), and
+the two leaves of a split start from their parent's model.
+
 The information gain compares a candidate's sides over the structure points it has seen
 (H of their union), where algorithm 8 takes H(A) over the leaf's whole life: the same when
 every candidate saw the same points, and not biased towards late candidates otherwise.
@@ -33,6 +38,9 @@ import numpy as np
 from ._tree import register_kind
 
 from ._gaussian cimport G_ROWS
+from ._leaf_linear cimport (LinearTree, declare_input, declare_input_range, declare_input_z,
+                            declare_models, input_clear_slot, models_clear_input, models_observe,
+                            models_predict)
 from ._pool cimport pool_block
 from ._random cimport rng_uniform
 from ._sp_fringe cimport fringe_clear, fringe_empty, fringe_review
@@ -43,10 +51,11 @@ from ._tree cimport (CELL_F64, CELL_I32, ROWS_NODE, SCALAR_BOOL, SCALAR_F64, SCA
 from ._tree_table cimport declare_array, declare_pool, declare_scalar
 
 
-cdef class StreamPartitionTree(Tree):
+cdef class StreamPartitionTree(LinearTree):
     """A stream-partitioning tree. Parameters by name: the base's (see `_tree.Tree`, task
     classification only), `structure_fraction`, `candidate_features`, `candidate_points`,
-    `min_gain`, `alpha`, `alpha_growth`, `beta` and `max_active`."""
+    `min_gain`, `alpha`, `alpha_growth`, `beta`, `max_active` and, for a regressor, `linear`
+    and `linear_rate`."""
 
     class_row_keys = Tree.class_row_keys + ("hists",)
 
@@ -103,6 +112,10 @@ cdef class StreamPartitionTree(Tree):
         declare_scalar(self, &self.n_estimation, b"n_estimation", SCALAR_F64, False, 0.0)
         declare_scalar(self, &self.n_active, b"n_active", SCALAR_I32, False, 0)
         declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False, 0)
+        declare_input(self, &self.inp, &self.models.z_cells, &self.n_input_cols)
+        declare_input_range(self, &self.low, &self.high, &self.models.z_cells, &self.n_input_cols)
+        declare_models(self, &self.models, &self.coef_cols, &self.linear, &self.linear_rate)
+        declare_input_z(self, &self.inp, &self.models.z_cells)
 
     cdef int _start(self) except -1:
         if self.task == TASK_REGRESSION:
@@ -126,10 +139,21 @@ cdef class StreamPartitionTree(Tree):
         at the node cap; it fills again once nodes fit (`_sp_fringe`)."""
         return fringe_empty(self)
 
+    cdef int32_t* input_cols(self) noexcept nogil:
+        return &self.n_input_cols
+
+    cdef int _clear_slot(self, int32_t slot) except -1 nogil:
+        """A new feature in `slot`: no model has a slope for it, nor the input a range."""
+        if self.models.stride > 0:
+            models_clear_input(&self.models, self.n_nodes, slot)
+            input_clear_slot(&self.inp, self.low, self.high, slot)
+        return 0
+
     cdef int clear_stats(self) except -1 nogil:
-        """A refit's start: besides the nodes' statistics, forget the fringe's class
-        histograms (its candidate thresholds are structure, and stay) and restart p(A)."""
-        Tree.clear_stats(self)
+        """A refit's start: besides the nodes' statistics (and linear models), forget the
+        fringe's class histograms (its candidate thresholds are structure, and stay) and
+        restart p(A)."""
+        LinearTree.clear_stats(self)
         self.n_estimation = 0.0
         return fringe_clear(self)
 
@@ -140,21 +164,26 @@ cdef class StreamPartitionTree(Tree):
         honest trees: one draw of the tree's generator), or to both (`honest=False`)."""
         cdef bint structure = True
         cdef double before = self.n_estimation
+        cdef double g
         if self.honest:
             structure = rng_uniform(&self.rng) < self.structure_fraction
         if self.splitter == SPLITTER_GAUSSIAN:
             gaussian_learn(self, x, y, w, structure, not structure or not self.honest)
         else:
-            points_learn(self, x, y, w, structure, not structure or not self.honest)
+            # linear leaves: the input's range takes x in, `z` is x's (g: the slopes' step)
+            g = models_observe(&self.models, &self.inp, self.low, self.high, self, x, w,
+                               self.linear_rate)
+            points_learn(self, x, y, w, structure, not structure or not self.honest, g)
         return fringe_review(self, before)
 
     cdef void predict(self, const double* x, double* out, int32_t n_out) noexcept nogil:
         """The smoothed path estimate; at an active leaf with naive Bayes leaves (or adaptive
         ones where naive Bayes has been right more often than the majority class), the naive
-        Bayes posterior instead."""
+        Bayes posterior instead; with linear leaves, the mean the leaf's model's."""
         cdef int32_t depth = self.descend(x), j, s, dims
         cdef const double* cb
         self.blend_path(depth, out, n_out)
+        models_predict(&self.models, &self.inp, self, x, depth, out)
         if self.leaf_prediction == LEAF_MAJORITY or depth <= 0:
             return
         j = self.path[depth - 1]
@@ -176,6 +205,7 @@ cdef class StreamPartitionTree(Tree):
         get = lambda name, default: state[name] if name in state else default
         splitter, leaves = get("splitter", self.splitter), get("leaf_prediction", self.leaf_prediction)
         m, n_values = get("candidate_points", self.candidate_points), get("n_values", 0)
+        LinearTree.check_kind_state(self, state, n, width)
         # (each scalar's own range comes from its declaration: what ties them is checked here)
         if leaves != LEAF_MAJORITY and splitter != SPLITTER_GAUSSIAN:
             raise ValueError("a leaf prediction the splitter cannot serve")

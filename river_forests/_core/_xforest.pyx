@@ -24,6 +24,12 @@ One batch of labelled rows at a time (`learn_rows`):
 
 A tree learning one sample (`learn`) counts it along its path: a batch of one row cannot
 split (min_samples_split >= 2).
+
+A regressor's linear leaves (`leaf_model="linear"`, `_leaf_linear`) learn where the means
+count: each kept row, in batch order, stretches the input's range and steps the model of the
+leaf it reaches (the leaf's, not its ancestors': an interior node's model is never read again,
+only a leaf splits); a split's two leaves start from their parent's model, and each of their
+rows steps its leaf's model as it counts there. A refit (XForest-Zero) fits every node's again.
 """
 
 from libc.math cimport NAN, log2, sqrt
@@ -32,6 +38,9 @@ from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy
 
 from ._impurity cimport CRITERION_ENTROPY, CRITERION_GINI, CRITERION_MSE
+from ._leaf_linear cimport (LinearTree, declare_input, declare_input_range, declare_input_z,
+                            declare_models, input_clear_slot, input_load, model_copy, model_gain,
+                            model_learn, models_clear_input, models_observe, models_on)
 from ._pool cimport (pool_alloc, pool_block, pool_fill_columns, pool_free, pool_grow_cells, pool_has,
                      pool_release)
 from ._random cimport rng_randint
@@ -72,11 +81,11 @@ cdef void* _alloc(size_t n_bytes) except NULL nogil:
     return p
 
 
-cdef class XTree(Tree):
+cdef class XTree(LinearTree):
     """An XTree. Parameters by name: the base's (see `_tree.Tree`), `min_samples_split`,
     `max_depth`, `split_features_mode`, `split_features`, `criterion` (by default the gini
-    for `task=TASK_CLASSIFICATION`, the squared error for `task=TASK_REGRESSION`) and
-    `bootstrap`."""
+    for `task=TASK_CLASSIFICATION`, the squared error for `task=TASK_REGRESSION`),
+    `bootstrap` and, for a regressor, `linear` and `linear_rate`."""
 
     def __cinit__(self, *args, **kwargs):
         self.min_samples_split = 2
@@ -101,6 +110,10 @@ cdef class XTree(Tree):
         declare_scalar(self, &self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False, 0)
         declare_scalar(self, &self.n_batches, b"n_batches", SCALAR_I64, False, 0)
         declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False, 0)
+        declare_input(self, &self.inp, &self.models.z_cells, &self.n_input_cols)
+        declare_input_range(self, &self.low, &self.high, &self.models.z_cells, &self.n_input_cols)
+        declare_models(self, &self.models, &self.coef_cols, &self.linear, &self.linear_rate)
+        declare_input_z(self, &self.inp, &self.models.z_cells)
 
     cdef int _start(self) except -1:
         if self.task == TASK_CLASSIFICATION:
@@ -135,11 +148,18 @@ cdef class XTree(Tree):
         return k if k < d else d
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
-        """One sample: counted along its path (one row cannot split a node)."""
+        """One sample: counted along its path (one row cannot split a node), and it steps
+        its leaf's linear model."""
+        cdef double g = models_observe(&self.models, &self.inp, self.low, self.high, self, x, w,
+                                       self.linear_rate)
         cdef int32_t depth = self.route(x), k
-        for k in range(depth):
+        model_learn(&self.models, self, self.path[depth - 1], self.inp.z, y, w, g)
+        for k in range(depth - 1):
             add_stats(self, self.path[k], y, w)
         return 0
+
+    cdef int32_t* input_cols(self) noexcept nogil:
+        return &self.n_input_cols
 
     def learn_rows(self, const double[:, ::1] X, const double[::1] y):
         """Learn the batch (X, y) (algorithm 1 on the tree's resample of it)."""
@@ -168,8 +188,9 @@ cdef class XTree(Tree):
         cdef double* dst
         cdef Splitter splitter
         cdef SplitRecord best
-        cdef double wl, wr, v, cls
+        cdef double wl, wr, v, cls, g
         cdef bint missing_left, mixed, full = False
+        cdef bint fit
         cdef size_t fc, cells
         if n == 0:
             return 0
@@ -208,6 +229,8 @@ cdef class XTree(Tree):
             self.n_seen += kept
             if self.root < 0:
                 self.root = self.add_node(-1)
+            fit = models_on(&self.models, self)
+            g = 0.0
 
             # false roots: every kept row counts along its path and joins its leaf's rows
             reached = <LeafRow*>_alloc(<size_t>kept * sizeof(LeafRow))
@@ -218,7 +241,11 @@ cdef class XTree(Tree):
                     # the splits of earlier batches, credited as `Tree.learn_sample` does
                     if self.gain_growth > 0.0 and depth > 1 and credit_due(offered + i + 1):
                         credit(self, depth, y[i], w[i] * CREDIT_EVERY)
-                    for a in range(depth):
+                    if fit:  # linear leaves: the row's input (its range first) and step
+                        g = models_observe(&self.models, &self.inp, self.low, self.high, self,
+                                           row_of(X, i), w[i], self.linear_rate)
+                    model_learn(&self.models, self, self.path[depth - 1], self.inp.z, y[i], w[i], g)
+                    for a in range(depth - 1):
                         add_stats(self, self.path[a], y[i], w[i])
                     reached[k].leaf = self.path[depth - 1]
                     reached[k].row = i
@@ -356,8 +383,16 @@ cdef class XTree(Tree):
                         b += 1
                 memcpy(rows + start + a, spare, <size_t>b * sizeof(int32_t))
                 nl = a
+                if fit:  # the new leaves start from their parent's model
+                    model_copy(&self.models, l, node)
+                    model_copy(&self.models, l + 1, node)
                 for k in range(start, stop):
-                    add_stats(self, l if k < start + nl else l + 1, yp[rows[k]], w[rows[k]])
+                    if fit:
+                        g = model_gain(self.linear_rate, w[rows[k]], input_load(
+                            &self.inp, Xp + <size_t>rows[k] * row_stride, self.columns,
+                            self.n_features))
+                    model_learn(&self.models, self, l if k < start + nl else l + 1, self.inp.z,
+                                yp[rows[k]], w[rows[k]], g)
                 if tail + 2 > queue_cap:
                     queue_cap *= 2
                     queue = <Segment*>_grow(queue, <size_t>queue_cap * sizeof(Segment))
@@ -443,8 +478,12 @@ cdef class XTree(Tree):
         return 0
 
     cdef int _clear_slot(self, int32_t slot) except -1 nogil:
-        """The slot's feature leaves the subspace: the kept rows no longer know it (NaN)."""
+        """The slot's feature leaves the subspace: the kept rows no longer know it (NaN), no
+        model has a slope for it, nor the input a range."""
         pool_fill_columns(&self.points, NULL, self.points.n_ids, slot, slot + 1, NAN)
+        if self.models.stride > 0:
+            models_clear_input(&self.models, self.n_nodes, slot)
+            input_clear_slot(&self.inp, self.low, self.high, slot)
         return 0
 
     cdef int drop_growth(self) except -1 nogil:
@@ -459,6 +498,7 @@ cdef class XTree(Tree):
         # (each scalar's own range comes from its declaration: what ties them is checked here)
         if (task == TASK_REGRESSION) != (criterion == CRITERION_MSE):
             raise ValueError("the split criterion is not one of the tree's task")
+        LinearTree.check_kind_state(self, state, n, width)
 
     # ---------------------------------------------------------------- introspection
 
