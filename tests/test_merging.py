@@ -244,3 +244,30 @@ def test_merge_errors():
     b.learn_one({"r": 1.0}, False)
     with pytest.raises(ValueError, match="max_width"):
         merge([a, b])
+
+
+@pytest.mark.parametrize("cls", [c for c in ESTIMATORS if not is_classifier(c)], ids=name_of)
+def test_merged_linear_leaves_predict_the_weighted_mean_and_keep_learning(cls):
+    """Linear leaves survive a merge: each tree's models are over its own slots (from their
+    origins, in its root range's units), so the merged forest predicts the tree-weighted mean
+    of the parts' linear predictions, learns on (the feature part A never saw takes a slot
+    whose models start with no slope for it) and pickles."""
+    a, b = _parts(cls, leaf_model="linear")
+    means = _parts(cls, leaf_model="mean")
+    merged = merge([a, b])
+    rows = _rows()
+    want = [(N_A * a.predict_one(x) + N_B * b.predict_one(x)) / (N_A + N_B) for x in rows]
+    got = [merged.predict_one(x) for x in rows]
+    assert got == pytest.approx(want, abs=1e-9)
+    mean_merged = merge(list(means))
+    assert got != pytest.approx([mean_merged.predict_one(x) for x in rows], abs=1e-6)
+    saved = pickle.loads(pickle.dumps(merged))
+    for m in (merged, saved):
+        for x, y in uniform_stream(300, 4, seed=5):
+            x["b"] = 0.1
+            m.learn_one(x, _label(cls, y, None))
+        if hasattr(m, "flush"):
+            m.flush()
+    after = [merged.predict_one(x) for x in rows]
+    assert after != got and all(np.isfinite(after))
+    assert [saved.predict_one(x) for x in rows] == after
