@@ -37,7 +37,7 @@ cdef class Batcher:
                         const double[:, ::1] X, Py_ssize_t n_out, bint vote, bint classifier)
     cdef bint knows(self, object X, Py_ssize_t n_out, long long version) except -1
     cdef bint unfitted(self, Grove grove, Calibrator calibrator)
-    cdef bint null_prediction(self, double* mean, double* var) except -1
+    cdef bint null_prediction(self, double* mean) except -1
     cdef int calibrate_unfitted(self, Calibrator calibrator, const double[:, ::1] rows,
                                 const double[::1] targets, Py_ssize_t before) except -1
     cdef int calibrate_last(self, Calibrator calibrator) except -1

@@ -8,7 +8,6 @@ import numpy as np
 from ._aggregator cimport agg_learn_rows, agg_predict_rows, agg_reserve
 from ._checks cimport is_int
 from ._conformal cimport conformal_learn, conformal_learn_batch
-from ._gaussian cimport G_M2, G_MEAN, G_ROWS, gauss_add
 from ._tree cimport row_of
 
 #: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
@@ -104,38 +103,38 @@ cdef class Batcher:
         are centred on that prediction (`null_prediction`)."""
         return self.size > 0 and calibrator.c != NULL and not grove.fitted()
 
-    cdef bint null_prediction(self, double* mean, double* var) except -1:
+    cdef bint null_prediction(self, double* mean) except -1:
         """What the forest predicts, for its calibrator, while no tree has learned a row: the
-        mean and the variance of the targets buffered (False, and nothing written, with
-        none)."""
-        cdef double g[G_ROWS]  # the targets' count, mean, squared deviations (`_gaussian.pxd`)
-        g[0] = 0.0
-        for t in self.targets:
-            gauss_add(g, 1, 0, t, 1.0)
-        if g[0] == 0.0:
+        mean of the targets buffered (False, and nothing written, with none). Its spread is
+        unknown: the calibrator reads it as 0, its spread term off (a variance of targets is
+        no spread of trees, which the term learns to read)."""
+        cdef double total = 0.0
+        if not self.targets:
             return False
-        mean[0] = g[G_MEAN]
-        var[0] = g[G_M2] / g[0]
+        for t in self.targets:  # summed as `calibrate_unfitted` sums them
+            total += t
+        mean[0] = total / len(self.targets)
         return True
 
     cdef int calibrate_unfitted(self, Calibrator calibrator, const double[:, ::1] rows,
                                 const double[::1] targets, Py_ssize_t before) except -1:
         """While no tree has learned a row (`unfitted`): the calibrator learns `rows` in order,
-        each from the mean and the variance of the targets given before it (the first
-        `before` buffered targets, then the earlier ones of `rows`), judged against the
-        interval it gives then, as a sequential forest's calibrator learns each row (the
-        first row of all, predicted by nothing, is not learned). The same whether the rows
-        come one at a time (`learn_one`, into the buffer) or as a batch (`learn_many`)."""
-        cdef double g[G_ROWS]  # the targets' count, mean, squared deviations (`_gaussian.pxd`)
-        cdef Py_ssize_t i
-        g[0] = 0.0
+        each from the mean of the targets given before it (the first `before` buffered
+        targets, then the earlier ones of `rows`; spread 0, see `null_prediction`), judged
+        against the interval it gives then, as a sequential forest's calibrator learns each
+        row (the first row of all, predicted by nothing, is not learned). The same whether
+        the rows come one at a time (`learn_one`, into the buffer) or as a batch
+        (`learn_many`)."""
+        cdef double total = 0.0
+        cdef Py_ssize_t i, n = before
         for i in range(before):
-            gauss_add(g, 1, 0, self.targets[i], 1.0)
+            total += self.targets[i]
         for i in range(rows.shape[0]):
-            if g[0] > 0.0:
+            if n > 0:
                 conformal_learn(calibrator.c, row_of(rows, i), rows.shape[1], targets[i],
-                                g[G_MEAN], g[G_M2] / g[0])
-            gauss_add(g, 1, 0, targets[i], 1.0)
+                                total / n, 0.0)
+            total += targets[i]
+            n += 1
         return 0
 
     cdef int calibrate_last(self, Calibrator calibrator) except -1:

@@ -451,8 +451,9 @@ cdef class ForestCore:
 
     def predict_interval_one(self, dict x):
         """Regression with intervals: (mean, variance, lower, upper). While no tree of a
-        forest that learns in batches has learned a row, the interval is centred on the
-        targets buffered (`Batcher.null_prediction`; the whole line with none)."""
+        forest that learns in batches has learned a row, the interval is centred on the mean
+        of the targets buffered, variance 0 (`Batcher.null_prediction`; the whole line with
+        none)."""
         cdef double mean, var
         cdef Py_ssize_t n
         acquire(self.lock)
@@ -460,9 +461,10 @@ cdef class ForestCore:
             self.calibrator.need()
             n = self._predict_one(x)
             mean = agg_mean_var(&self.agg, &var)
-            if self.batcher.unfitted(self.grove, self.calibrator) \
-                    and not self.batcher.null_prediction(&mean, &var):
-                return mean, var, -INFINITY, INFINITY
+            if self.batcher.unfitted(self.grove, self.calibrator):
+                var = 0.0
+                if not self.batcher.null_prediction(&mean):
+                    return mean, var, -INFINITY, INFINITY
             return self.calibrator.interval(self.features.buf, n, mean, var)
         finally:
             release(self.lock)
@@ -544,7 +546,7 @@ cdef class ForestCore:
         bounds, every row's interval from the calibrator as it stands (a batch is predicted
         before it is learned); centred as `predict_interval_one`'s while no tree of a forest
         that learns in batches has learned a row."""
-        cdef double mean, var
+        cdef double mean
         acquire(self.lock)
         try:
             self.calibrator.need()
@@ -552,14 +554,14 @@ cdef class ForestCore:
             pred = self._predict_rows(rows)
             if not self.batcher.unfitted(self.grove, self.calibrator):
                 return self.calibrator.intervals(rows, pred)
-            if not self.batcher.null_prediction(&mean, &var):
+            if not self.batcher.null_prediction(&mean):
                 out = np.empty((pred.shape[0], 4))
                 out[:, :2] = pred
                 out[:, 2] = -INFINITY
                 out[:, 3] = INFINITY
                 return out
             pred[:, 0] = mean
-            pred[:, 1] = var
+            pred[:, 1] = 0.0
             return self.calibrator.intervals(rows, pred)
         finally:
             release(self.lock)
