@@ -207,13 +207,13 @@ cdef class ForestCore:
     # ------------------------------------------------------------------ prediction intervals
 
     def set_intervals(self, double alpha, double gamma, Py_ssize_t window, double lr,
-                      double lr_beta):
+                      double lr_beta, double beta):
         """Give a regressor a fresh interval calibrator (`_conformal.pxd`) of nominal
         miscoverage `alpha`, or none (`alpha` = 0)."""
         acquire(self.lock)
         try:
             self.calibrator.set(alpha if not self.classifier else 0.0, gamma, <int32_t>window,
-                                lr, lr_beta)
+                                lr, lr_beta, beta)
         finally:
             release(self.lock)
 
