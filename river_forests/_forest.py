@@ -851,9 +851,11 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         exactly in the direction of its features.""")
 
     #: the interval calibrator's settings (`_core/_conformal.pxd`; the docs' intervals page
-    #: quotes the run that chose them): the step of the adaptive
-    #: level, the scores kept, the steps of the scale model's bins and of its spread term
-    INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.2, "lr_beta": 0.05}
+    #: quotes the run that chose them): the step of the adaptive level, the scores kept, the
+    #: step of the scale model's bins, the step and the start of its spread term's
+    #: coefficient (a step of 0 keeps it: the scale follows the square root of the forest's
+    #: standard deviation, relative to its running geometric mean)
+    INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.1, "lr_beta": 0.0, "beta": 0.5}
 
     def _new_core(self) -> ForestCore:
         core = super()._new_core()

@@ -186,7 +186,7 @@ class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     ...     covered += interval.lower <= y <= interval.upper
     ...     model.learn_one(x, y)
     >>> print(f"coverage: {covered / 1001:.3f}")
-    coverage: 0.898
+    coverage: 0.899
 
     References
     ----------

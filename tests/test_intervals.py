@@ -9,7 +9,8 @@ import pytest
 from river import conf
 from river.datasets import synth
 
-from river_forests import BSPForestRegressor, MondrianForestRegressor, PurelyRandomForestRegressor
+from river_forests import (BSPForestRegressor, MondrianForestRegressor,
+                           PurelyRandomForestRegressor, XForestRegressor)
 
 REGRESSORS = [MondrianForestRegressor, BSPForestRegressor, PurelyRandomForestRegressor]
 
@@ -185,3 +186,31 @@ def test_the_calibrator_keeps_a_bounded_window():
     assert len(state["scores"]) == model.INTERVALS["window"]
     # every row but those of the warm-up, whose intervals were infinite
     assert 2950 <= state["n_checked"] < 3000
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95])
+def test_xforest_gives_a_finite_interval_as_early_as_a_sequential_forest(level):
+    """XForest's trees learn nothing before its first batch (100 rows) is full. Its
+    calibrator learns that batch's rows as they come, each from the mean of the targets
+    given before it, so its first finite interval comes at the row a sequential forest's
+    does (not after two batches, as when its calibrator waited for the trees), centred on
+    those targets; fed in batches, its second batch's intervals are finite."""
+    data = _friedman(300)
+    _, seq = _prequential(MondrianForestRegressor(n_estimators=5, seed=1,
+                                                  confidence_level=level), data)
+    model = XForestRegressor(seed=1, confidence_level=level)
+    _, widths = _prequential(model, data[:60])
+    first = int(np.argmax(np.isfinite(seq)))
+    assert 0 < first < 30
+    assert np.isinf(widths[:first]).all() and np.isfinite(widths[first:]).all()
+    iv = model.predict_one(data[60][0], with_interval=True)
+    assert model.predict_one(data[60][0]) is None  # no tree has learned a row
+    assert iv.center == pytest.approx(np.mean([y for _, y in data[:60]]))
+    assert model.interval_coverage is not None
+    batches = XForestRegressor(seed=1, confidence_level=level)
+    for i in range(0, 300, 100):
+        X = pd.DataFrame([x for x, _ in data[i:i + 100]])
+        y = pd.Series([t for _, t in data[i:i + 100]])
+        pred = batches.predict_many(X, with_interval=True)
+        assert np.isfinite(pred["upper"]).all() == (i > 0)
+        batches.learn_many(X, y)

@@ -9,12 +9,14 @@ give while too few targets are known to calibrate one, covers it and is left out
 width, its count reported). 10 trees, seed 42.
 
 * **Tuning** (the tuning half's 7 regression streams and two heteroscedastic streams of
-  tuning seeds): the Mondrian forest with the calibrator's settings on a grid (the adaptive
-  level's step `gamma`, the scale model's steps `lr` and `lr_beta`) at 80%, 90% and 95%. The
-  rule: every stream's coverage within 1 point of nominal at every level and every decile
-  group of the heteroscedastic streams within 3 points (the issue allows 5: 2 are kept for
-  the report half), then the narrowest mean width (geometric mean of the width over the
-  best setting's, per stream). The chosen setting is ``ForestRegressor.INTERVALS``.
+  tuning seeds): the Mondrian forest, and XForest, with the calibrator's settings on a grid
+  (the adaptive level's step `gamma`, the scale model's steps `lr` and `lr_beta`, the start
+  `beta` of its spread term's coefficient) at 80%, 90% and 95%. The rule: the coverage of
+  every stream of at least 1,000 rows within 1 point of nominal at every level and every
+  decile group of the heteroscedastic streams within 3 points (the issue allows 5: 2 are
+  kept for the report half), then the narrowest mean width (geometric mean of the width
+  over the best setting's, per stream). The chosen settings are ``ForestRegressor.INTERVALS``
+  and ``XForestRegressor.INTERVALS``.
 * **Report** (every regression stream of both halves and heteroscedastic streams of report
   seeds): every regressor at its defaults and each level against
   ``river.conf.RegressionJackknife`` around river's ARF regressor (the same residuals give
@@ -37,7 +39,18 @@ import math
 NAME = "intervals"
 LEVELS = (0.8, 0.9, 0.95)
 QUICK_N = 2_000
-GRID = [(g, lr, 0.05) for g in (0.005, 0.01, 0.02) for lr in (0.05, 0.1, 0.2)]
+#: the calibrator's settings tried: (gamma, lr, lr_beta, beta), the spread term's coefficient
+#: learned from 0 (step 0.05), or kept at 0.5 (step 0: the scale follows the square root of
+#: the forest's standard deviation)
+GRID = [(g, lr, 0.05, 0.0) for g in (0.005, 0.01, 0.02) for lr in (0.05, 0.1, 0.2)] \
+    + [(0.01, lr, 0.0, 0.5) for lr in (0.05, 0.1, 0.2)]
+#: the settings tried for XForest (whose spread, from leaves that start with a batch's rows,
+#: may be a poor normaliser): the two steps of the bins, each with either spread term
+XGRID = [(0.01, lr, lb, b) for lr in (0.1, 0.2) for lb, b in ((0.05, 0.0), (0.0, 0.5))]
+#: the tuned models and their grids (quick: the first two settings of each)
+TUNED = {"Mondrian": GRID, "X": XGRID}
+#: the coverage rule counts the streams of at least this many rows (the issue's)
+RULE_ROWS = 1000
 #: heteroscedastic streams: name -> (seed, feature the noise grows with, half)
 HETERO = {"hetero-x5-a": (1, 5, "tuning"), "hetero-x0-a": (2, 0, "tuning"),
           "hetero-x5-b": (3, 5, "report"), "hetero-x0-b": (4, 0, "report")}
@@ -92,13 +105,13 @@ def _ours() -> dict:
 def jobs(quick: bool) -> list[tuple[str, dict]]:
     n = QUICK_N if quick else None
     out = []
-    grid = GRID[:2] if quick else GRID
-    for s in _streams("tuning", quick):
-        for level in LEVELS:
-            for g, lr, lb in grid:
-                out.append((f"tune-{s}-{level}-{g}-{lr}-{lb}",
-                            {"kind": "ours", "stream": s, "n": n, "model": "Mondrian",
-                             "level": level, "setting": [g, lr, lb]}))
+    for model, grid in TUNED.items():
+        for s in _streams("tuning", quick):
+            for level in LEVELS:
+                for st in (grid[:2] if quick else grid):
+                    out.append((_tune_key(s, level, st, model),
+                                {"kind": "ours", "stream": s, "n": n, "model": model,
+                                 "level": level, "setting": list(st)}))
     for s in _streams(None, quick):
         for m in _ours():
             for level in LEVELS:
@@ -109,6 +122,14 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
         out.append((f"speed-{m}", {"kind": "speed", "model": m,
                                    "n": QUICK_N if quick else SPEED_N}))
     return out
+
+
+def _tune_key(stream: str, level: float, setting: tuple, model: str = "Mondrian") -> str:
+    """A tuning run's key (the Mondrian forest's with a setting whose spread coefficient
+    starts at 0 keep the key they had before `beta` and XForest were tried)."""
+    g, lr, lb, b = setting
+    return ("tune-" + ("" if model == "Mondrian" else f"{model}-")
+            + f"{stream}-{level}-{g}-{lr}-{lb}" + (f"-{b}" if b else ""))
 
 
 def family(params: dict) -> str:
@@ -155,9 +176,9 @@ def measure(params: dict) -> dict:
     cls, kw = _ours()[params["model"]]
     model = cls(n_estimators=10, seed=42, confidence_level=params["level"], **kw)
     if "setting" in params:
-        g, lr, lb = params["setting"]
+        g, lr, lb, b = params["setting"]
         model._core.set_intervals(1 - params["level"], gamma=g, window=cls.INTERVALS["window"],
-                                  lr=lr, lr_beta=lb)
+                                  lr=lr, lr_beta=lb, beta=b)
 
     def predict(x):
         iv = model.predict_one(x, with_interval=True)
@@ -240,17 +261,18 @@ def _speed(params: dict) -> dict:
 
 # ---------------------------------------------------------------------------- the report
 
-def _chosen(results: dict, quick: bool) -> tuple[list, tuple | None]:
-    """Per setting: (setting, worst coverage deviation, worst decile deviation, width score)."""
-    grid = GRID[:2] if quick else GRID
+def _chosen(results: dict, quick: bool, model: str = "Mondrian") -> tuple[list, tuple | None]:
+    """Per setting of `model`: (setting, worst coverage deviation over the streams of at
+    least `RULE_ROWS` rows, worst decile deviation, width score)."""
+    grid = TUNED[model][:2] if quick else TUNED[model]
     streams = _streams("tuning", quick)
     rows = []
     for st in grid:
-        runs = {(s, lv): results.get(f"tune-{s}-{lv}-{st[0]}-{st[1]}-{st[2]}")
-                for s in streams for lv in LEVELS}
+        runs = {(s, lv): results.get(_tune_key(s, lv, st, model)) for s in streams
+                for lv in LEVELS}
         if any(r is None for r in runs.values()):
             continue
-        dev = max(abs(r["coverage"] - lv) for (s, lv), r in runs.items())
+        dev = max(abs(r["coverage"] - lv) for (s, lv), r in runs.items() if r["n"] >= RULE_ROWS)
         dec = max(max(abs(d - lv) for d in r["deciles"]) for (s, lv), r in runs.items()
                   if "deciles" in r)
         rows.append([tuple(st), dev, dec, runs])
@@ -277,19 +299,22 @@ def report(results: dict, quick: bool) -> None:
         lines += [_common.missing_line(miss), ""]
 
     # --- tuning
-    rows, pick = _chosen(results, quick)
-    lines += ["## Tuning half: the calibrator's settings (Mondrian forest)", "",
-              "Worst coverage deviation from nominal over the tuning streams and the levels "
-              "80/90/95%, worst decile group of the heteroscedastic tuning streams, and the "
-              "width score (geometric mean of the mean width over the narrowest setting's; 1 "
-              "is the narrowest everywhere). Rule: deviation <= 1 point, decile <= 3 points, "
-              "then the smallest width score.", ""]
-    lines += _common.markdown_table(
-        ["gamma", "lr", "lr_beta", "worst coverage dev. (pts)", "worst decile dev. (pts)",
-         "width score", ""],
-        [[g, lr, lb, f"{100 * dev:.2f}", f"{100 * dec:.1f}", f"{w:.3f}",
-          "**chosen**" if (g, lr, lb) == pick else ""] for (g, lr, lb), dev, dec, _, w in rows])
-    lines += ["", f"Chosen: gamma, lr, lr_beta = {pick}." if pick else "", ""]
+    for model in TUNED:
+        rows, pick = _chosen(results, quick, model)
+        lines += [f"## Tuning half: the calibrator's settings ({model} forest)", "",
+                  "Worst coverage deviation from nominal over the tuning streams of at least "
+                  f"{RULE_ROWS:,} rows and the levels 80/90/95%, worst decile group of the "
+                  "heteroscedastic tuning streams, and the width score (geometric mean of the "
+                  "mean width over the narrowest setting's; 1 is the narrowest everywhere). "
+                  "Rule: deviation <= 1 point, decile <= 3 points, then the smallest width "
+                  "score.", ""]
+        lines += _common.markdown_table(
+            ["gamma", "lr", "lr_beta", "beta", "worst coverage dev. (pts)",
+             "worst decile dev. (pts)", "width score", ""],
+            [[g, lr, lb, b, f"{100 * dev:.2f}", f"{100 * dec:.1f}", f"{w:.3f}",
+              "**chosen**" if (g, lr, lb, b) == pick else ""]
+             for (g, lr, lb, b), dev, dec, _, w in rows])
+        lines += ["", f"Chosen: gamma, lr, lr_beta, beta = {pick}." if pick else "", ""]
 
     # --- report: coverage and width per stream and level
     models = list(_ours())

@@ -1,7 +1,10 @@
 # The batcher, compiled: a forest that learns in batches (`batch_size` > 0, XForest) buffers
 # the rows `learn_one` gives it until a batch is full, counts the batches it learns, and keeps
 # its last predicted batch (each tree's answers, the forest's aggregate) for the detectors and
-# the interval calibrator when it learns that batch next. It learns a batch (`learn`): with
+# the interval calibrator when it learns that batch next. Until a tree has learned a row, it
+# predicts for the calibrator by the targets it was given (`unfitted`, `null_prediction`,
+# `calibrate_unfitted`), so that the first batch gets finite intervals as a sequential
+# forest's first rows do. It learns a batch (`learn`): with
 # neither detectors nor a calibrator, through the grove (`_grove.pxd`); else row by row for a
 # sequential forest (`_aggregator.pxd`), or from the kept answers. A part of the forest core
 # (`_forest.pxd`), which calls it under the model's lock; it owns its saved keys (`n_batches`,
@@ -33,9 +36,14 @@ cdef class Batcher:
     cdef object predict(self, Aggregate* a, Grove grove, Calibrator calibrator,
                         const double[:, ::1] X, Py_ssize_t n_out, bint vote, bint classifier)
     cdef bint knows(self, object X, Py_ssize_t n_out, long long version) except -1
+    cdef bint unfitted(self, Grove grove, Calibrator calibrator)
+    cdef bint null_prediction(self, double* mean) except -1
+    cdef int calibrate_unfitted(self, Calibrator calibrator, const double[:, ::1] rows,
+                                const double[::1] targets, Py_ssize_t before) except -1
+    cdef int calibrate_last(self, Calibrator calibrator) except -1
     cdef int learn(self, Aggregate* a, Grove grove, FeatureRegistry features,
                    Calibrator calibrator, object X, object y, Py_ssize_t n_out, bint vote,
                    bint classifier, object executor, Py_ssize_t n_tasks,
-                   object make_tree) except -1
+                   object make_tree, bint buffered) except -1
     cdef dict state(self)
     cdef int set_state(self, dict state) except -1

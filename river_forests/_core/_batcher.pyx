@@ -7,7 +7,8 @@ import numpy as np
 
 from ._aggregator cimport agg_learn_rows, agg_predict_rows, agg_reserve
 from ._checks cimport is_int
-from ._conformal cimport conformal_learn_batch
+from ._conformal cimport conformal_learn, conformal_learn_batch
+from ._tree cimport row_of
 
 #: most cells (rows x (columns + trees), 8 bytes each: 128 KB) of a predicted batch a forest
 #: that learns in batches keeps for its detectors
@@ -95,10 +96,57 @@ cdef class Batcher:
         return self.version == version and self.nout == n_out and self.X.shape == X.shape \
             and np.array_equal(self.X.view(np.uint64), np.asarray(X).view(np.uint64))
 
+    cdef bint unfitted(self, Grove grove, Calibrator calibrator):
+        """Whether the forest learns in batches, has a calibrator and no tree has learned a
+        row yet: its calibrator then learns each row as it is given, from the forest's
+        prediction by the targets given before it (`calibrate_unfitted`), and its intervals
+        are centred on that prediction (`null_prediction`)."""
+        return self.size > 0 and calibrator.c != NULL and not grove.fitted()
+
+    cdef bint null_prediction(self, double* mean) except -1:
+        """What the forest predicts, for its calibrator, while no tree has learned a row: the
+        mean of the targets buffered (False, and nothing written, with none). Its spread is
+        unknown: the calibrator reads it as 0, its spread term off (a variance of targets is
+        no spread of trees, which the term learns to read)."""
+        cdef double total = 0.0
+        if not self.targets:
+            return False
+        for t in self.targets:  # summed as `calibrate_unfitted` sums them
+            total += t
+        mean[0] = total / len(self.targets)
+        return True
+
+    cdef int calibrate_unfitted(self, Calibrator calibrator, const double[:, ::1] rows,
+                                const double[::1] targets, Py_ssize_t before) except -1:
+        """While no tree has learned a row (`unfitted`): the calibrator learns `rows` in order,
+        each from the mean of the targets given before it (the first `before` buffered
+        targets, then the earlier ones of `rows`; spread 0, see `null_prediction`), judged
+        against the interval it gives then, as a sequential forest's calibrator learns each
+        row (the first row of all, predicted by nothing, is not learned). The same whether
+        the rows come one at a time (`learn_one`, into the buffer) or as a batch
+        (`learn_many`)."""
+        cdef double total = 0.0
+        cdef Py_ssize_t i, n = before
+        for i in range(before):
+            total += self.targets[i]
+        for i in range(rows.shape[0]):
+            if n > 0:
+                conformal_learn(calibrator.c, row_of(rows, i), rows.shape[1], targets[i],
+                                total / n, 0.0)
+            total += targets[i]
+            n += 1
+        return 0
+
+    cdef int calibrate_last(self, Calibrator calibrator) except -1:
+        """`calibrate_unfitted` of the row just buffered (`learn_one`)."""
+        cdef Py_ssize_t n = len(self.rows) - 1
+        return self.calibrate_unfitted(calibrator, self.rows[n].reshape(1, -1),
+                                       np.asarray(self.targets[n:], dtype=np.float64), n)
+
     cdef int learn(self, Aggregate* a, Grove grove, FeatureRegistry features,
                    Calibrator calibrator, object X, object y, Py_ssize_t n_out, bint vote,
                    bint classifier, object executor, Py_ssize_t n_tasks,
-                   object make_tree) except -1:
+                   object make_tree, bint buffered) except -1:
         """Learn one batch (rows in registry order, encoded targets) and count it. Without
         detectors or a calibrator, the grove learns it (`Grove.learn_rows`: each tree in one
         call). With them, a sequential forest learns the rows one at a time, as `learn_one`
@@ -106,7 +154,9 @@ cdef class Batcher:
         learn each row, in order, from the forest's prediction of it before the batch, and
         each tree's errors on the rows taken before the batch and seen by the detectors, row
         by row, once it is learned (`Grove.learn_watched_batch`): both from the answers kept
-        when this batch was just predicted (`predict`), else predicted now."""
+        when this batch was just predicted (`predict`), else predicted now. While no tree
+        has learned a row, the calibrator learns the batch by `calibrate_unfitted` (a batch
+        from the buffer, `buffered`, it learned as each row came)."""
         cdef const double[:, ::1] rows
         cdef const double[::1] targets
         cdef const double[:, ::1] agg
@@ -120,7 +170,10 @@ cdef class Batcher:
             targets = y
             grove.version += 1
             known = self.knows(X, n_out, grove.version)  # this batch was just predicted
-            if calibrator.c != NULL and grove.fitted():
+            if self.unfitted(grove, calibrator):
+                if not buffered:
+                    self.calibrate_unfitted(calibrator, rows, targets, len(self.targets))
+            elif calibrator.c != NULL:
                 agg = self.agg if known and self.agg is not None \
                     else agg_predict_rows(a, grove, rows, n_out, None, vote, classifier)
                 conformal_learn_batch(calibrator.c, rows, targets, agg)

@@ -9,6 +9,8 @@
 #     the first CONF_MAX_COLUMNS features (CONF_BINS equal-width bins over each feature's
 #     range so far) plus the forest's spread, fitted online by one gradient step per learned
 #     row on the Laplace loss log s + |r| / s (its minimiser is the median of |r| given x);
+#     beta starts where the forest sets it and steps by lr_beta (0: it stays, and the scale
+#     follows the forest's standard deviation to that power);
 #   * q is the conformal quantile of the last `window` scores |r| / scale (each row's score
 #     taken before the forest learns the row), at level 1 - alpha_t: the rank
 #     ceil((n + 1)(1 - alpha_t)) of n scores (an infinite interval while n is too small);
@@ -45,7 +47,8 @@ ctypedef struct Conformal:
     int64_t n_misses        # rows that fell outside their interval
     int64_t n_checked       # rows checked against a finite interval
     double b                # intercept of the log scale
-    double beta             # coefficient of the centred log spread
+    double beta             # coefficient of the centred log spread (its start given, then
+                            # stepped by lr_beta: 0 keeps it)
     double u_mean           # running mean of the log spread
     int64_t u_count         # spreads averaged into u_mean (capped at CONF_U_HORIZON)
     int32_t n_columns       # columns the scale model has seen (<= CONF_MAX_COLUMNS)
@@ -57,7 +60,7 @@ ctypedef struct Conformal:
 
 
 cdef int conformal_init(Conformal* c, double alpha, double gamma, int32_t window, double lr,
-                        double lr_beta) except -1 nogil
+                        double lr_beta, double beta) except -1 nogil
 cdef void conformal_release(Conformal* c) noexcept nogil
 cdef size_t conformal_nbytes(const Conformal* c) noexcept nogil
 cdef double conformal_scale(const Conformal* c, const double* x, Py_ssize_t n_features,
@@ -74,7 +77,7 @@ cdef int conformal_set_state(Conformal* c, dict state) except -1
 
 # --- the calibrator as the forest's part: made, restored, driven a batch at a time, freed ---
 cdef Conformal* conformal_new(double alpha, double gamma, int32_t window, double lr,
-                              double lr_beta) except NULL
+                              double lr_beta, double beta) except NULL
 cdef Conformal* conformal_from_state(dict state) except NULL
 cdef void conformal_delete(Conformal* c) noexcept
 cdef int conformal_learn_batch(Conformal* c, const double[:, ::1] rows,
@@ -89,7 +92,7 @@ cdef class Calibrator:
     cdef Conformal* c                        # NULL: no intervals
 
     cdef int set(self, double alpha, double gamma, int32_t window, double lr,
-                 double lr_beta) except -1
+                 double lr_beta, double beta) except -1
     cdef object state(self)
     cdef int need(self) except -1
     cdef int learn(self, const double* x, Py_ssize_t n_features, double y, double mean,

@@ -32,7 +32,7 @@ cdef double CONF_BATCH_GAIN = 0.5    # the level moves by at most this much per 
 
 
 cdef int conformal_init(Conformal* c, double alpha, double gamma, int32_t window, double lr,
-                        double lr_beta) except -1 nogil:
+                        double lr_beta, double beta) except -1 nogil:
     c.alpha = alpha
     c.alpha_t = alpha
     c.gamma = gamma
@@ -45,7 +45,7 @@ cdef int conformal_init(Conformal* c, double alpha, double gamma, int32_t window
     c.n_misses = 0
     c.n_checked = 0
     c.b = 0.0
-    c.beta = 0.0
+    c.beta = beta
     c.u_mean = 0.0
     c.u_count = 0
     c.n_columns = 0
@@ -296,13 +296,13 @@ cdef int conformal_set_state(Conformal* c, dict state) except -1:
 # ------------------------------------------------------------------ the forest's part
 
 cdef Conformal* conformal_new(double alpha, double gamma, int32_t window, double lr,
-                              double lr_beta) except NULL:
+                              double lr_beta, double beta) except NULL:
     """A calibrator (`conformal_init`) of its own memory; `conformal_delete` frees it."""
     cdef Conformal* c = <Conformal*>calloc(1, sizeof(Conformal))
     if c == NULL:
         raise MemoryError()
     try:
-        conformal_init(c, alpha, gamma, window, lr, lr_beta)
+        conformal_init(c, alpha, gamma, window, lr, lr_beta, beta)
     except MemoryError:
         free(c)
         raise
@@ -338,7 +338,7 @@ cdef Conformal* conformal_from_state(dict state) except NULL:
     a state that does not describe a calibrator raises ValueError."""
     check_state(state)
     cdef Conformal* c = conformal_new(state["alpha"], state["gamma"], <int32_t>state["window"],
-                                      state["lr"], state["lr_beta"])
+                                      state["lr"], state["lr_beta"], state["beta"])
     try:
         conformal_set_state(c, state)
     except BaseException:
@@ -397,12 +397,12 @@ cdef class Calibrator:
                                           else sizeof(Conformal) + conformal_nbytes(self.c))
 
     cdef int set(self, double alpha, double gamma, int32_t window, double lr,
-                 double lr_beta) except -1:
+                 double lr_beta, double beta) except -1:
         """A fresh calibrator of nominal miscoverage `alpha`, or none (`alpha` <= 0)."""
         conformal_delete(self.c)
         self.c = NULL
         if alpha > 0.0:
-            self.c = conformal_new(alpha, gamma, window, lr, lr_beta)
+            self.c = conformal_new(alpha, gamma, window, lr, lr_beta, beta)
         return 0
 
     cdef object state(self):

@@ -37,7 +37,7 @@ cdef class ForestCore:
     cdef object _predict_rows(self, const double[:, ::1] X)
     cdef Py_ssize_t _predict_one(self, dict x) except -1
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
-                               object after, object make_tree) except -1
+                               object after, object make_tree, bint buffered) except -1
     cdef int _flush(self, object executor, Py_ssize_t n_tasks, object after,
                     object make_tree) except -1
 

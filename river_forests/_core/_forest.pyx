@@ -20,9 +20,12 @@ so one model can be shared by threads: one learning while others predict or pick
 methods whose name starts with an underscore assume the lock is held.
 """
 
+from libc.math cimport INFINITY
 from libc.stdint cimport int32_t
 
 import sys
+
+import numpy as np
 
 from ._aggregator cimport (agg_best, agg_free, agg_init, agg_learn_one, agg_mean_var,
                            agg_nbytes, agg_predict_one)
@@ -204,13 +207,13 @@ cdef class ForestCore:
     # ------------------------------------------------------------------ prediction intervals
 
     def set_intervals(self, double alpha, double gamma, Py_ssize_t window, double lr,
-                      double lr_beta):
+                      double lr_beta, double beta):
         """Give a regressor a fresh interval calibrator (`_conformal.pxd`) of nominal
         miscoverage `alpha`, or none (`alpha` = 0)."""
         acquire(self.lock)
         try:
             self.calibrator.set(alpha if not self.classifier else 0.0, gamma, <int32_t>window,
-                                lr, lr_beta)
+                                lr, lr_beta, beta)
         finally:
             release(self.lock)
 
@@ -316,7 +319,10 @@ cdef class ForestCore:
                 self.targets.add(y)
             self._check_budget()
             if self.batcher.size > 0:
-                if self.batcher.add(self.features.buf, n_features, target):
+                full = self.batcher.add(self.features.buf, n_features, target)
+                if self.batcher.unfitted(self.grove, self.calibrator):
+                    self.batcher.calibrate_last(self.calibrator)
+                if full:
                     self._flush(executor, n_tasks, after, make_tree)
                 return
             agg_learn_one(&self.agg, self.grove, self.features, self.calibrator, n_features,
@@ -344,7 +350,7 @@ cdef class ForestCore:
         """Learn the buffered rows, if any, as one batch (`Batcher.take`)."""
         batch = self.batcher.take()
         return 0 if batch is None else self._learn_batch_rows(batch[0], batch[1], executor,
-                                                              n_tasks, after, make_tree)
+                                                              n_tasks, after, make_tree, True)
 
     def flush(self, object after=None, object executor=None, Py_ssize_t n_tasks=1,
               object make_tree=None):
@@ -356,13 +362,14 @@ cdef class ForestCore:
             release(self.lock)
 
     cdef int _learn_batch_rows(self, object X, object y, object executor, Py_ssize_t n_tasks,
-                               object after, object make_tree) except -1:
+                               object after, object make_tree, bint buffered) except -1:
         """Learn one batch (rows in registry order, encoded targets: `Batcher.learn`, which
-        counts it), then run the forest's after-batch step `after(step, X, y)` (if any) under
-        the same lock: the forest-level protocol XForest's swaps stand on."""
+        counts it; `buffered`: the rows `learn_one` buffered), then run the forest's
+        after-batch step `after(step, X, y)` (if any) under the same lock: the forest-level
+        protocol XForest's swaps stand on."""
         self.batcher.learn(&self.agg, self.grove, self.features, self.calibrator, X, y,
                            self._n_out(), self.vote, self.classifier, executor, n_tasks,
-                           make_tree)
+                           make_tree, buffered)
         if after is not None:
             self._after(after, X, y)
         return 0
@@ -443,7 +450,10 @@ cdef class ForestCore:
             release(self.lock)
 
     def predict_interval_one(self, dict x):
-        """Regression with intervals: (mean, variance, lower, upper)."""
+        """Regression with intervals: (mean, variance, lower, upper). While no tree of a
+        forest that learns in batches has learned a row, the interval is centred on the mean
+        of the targets buffered, variance 0 (`Batcher.null_prediction`; the whole line with
+        none)."""
         cdef double mean, var
         cdef Py_ssize_t n
         acquire(self.lock)
@@ -451,6 +461,10 @@ cdef class ForestCore:
             self.calibrator.need()
             n = self._predict_one(x)
             mean = agg_mean_var(&self.agg, &var)
+            if self.batcher.unfitted(self.grove, self.calibrator):
+                var = 0.0
+                if not self.batcher.null_prediction(&mean):
+                    return mean, var, -INFINITY, INFINITY
             return self.calibrator.interval(self.features.buf, n, mean, var)
         finally:
             release(self.lock)
@@ -484,7 +498,8 @@ cdef class ForestCore:
             if self.batcher.size > 0:
                 self._flush(executor, n_tasks, after, make_tree)
             if len(targets) > 0 or self.batcher.size == 0:
-                self._learn_batch_rows(rows, targets, executor, n_tasks, after, make_tree)
+                self._learn_batch_rows(rows, targets, executor, n_tasks, after, make_tree,
+                                       False)
         finally:
             release(self.lock)
 
@@ -529,12 +544,25 @@ cdef class ForestCore:
     def predict_interval_batch(self, values, list names):
         """Regression with intervals: an (n_rows, 4) array of mean, variance, lower and upper
         bounds, every row's interval from the calibrator as it stands (a batch is predicted
-        before it is learned)."""
+        before it is learned); centred as `predict_interval_one`'s while no tree of a forest
+        that learns in batches has learned a row."""
+        cdef double mean
         acquire(self.lock)
         try:
             self.calibrator.need()
             rows = self.features.place(values, names, False)
-            return self.calibrator.intervals(rows, self._predict_rows(rows))
+            pred = self._predict_rows(rows)
+            if not self.batcher.unfitted(self.grove, self.calibrator):
+                return self.calibrator.intervals(rows, pred)
+            if not self.batcher.null_prediction(&mean):
+                out = np.empty((pred.shape[0], 4))
+                out[:, :2] = pred
+                out[:, 2] = -INFINITY
+                out[:, 3] = INFINITY
+                return out
+            pred[:, 0] = mean
+            pred[:, 1] = 0.0
+            return self.calibrator.intervals(rows, pred)
         finally:
             release(self.lock)
 
