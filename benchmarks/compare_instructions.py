@@ -46,6 +46,7 @@ subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], capture_outp
 for x, y in data:
     model.predict_proba_one(x)
     model.learn_one(x, y)
+subprocess.run(["callgrind_control", "-i", "off", str(os.getpid())], capture_output=True)
 """
 
 
