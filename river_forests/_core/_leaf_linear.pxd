@@ -10,8 +10,9 @@
 # `input_set_span`, between `input_rescale_begin` and `input_rescale_end`, which the models
 # follow), and `z` = (x - origin) * scale, 0 where missing (`input_load`). The box kinds
 # (`_boxtree`) feed the rule their root box's range; a kind without boxes tracks its own range
-# per slot (`low`, `high`: `declare_input_range`, `models_observe`), arrays of `z_cells` cells a
-# slot, so none while linear leaves are off.
+# per slot (`low`, `high`: `declare_input_range`, `models_observe`); its input's arrays have
+# `input_cols` cells a slot (a declared count, which a saved state gives), none while linear
+# leaves are off.
 #
 # The kind calls this part where its nodes change: it declares the models' fields in its
 # table (`declare_models`: `coef`, `coef_cols`, `linear`, `linear_rate`, the same names for
@@ -75,7 +76,7 @@ cdef int declare_models(Tree tree, LinearLeaves* m, int32_t* cols, bint* linear,
 cdef int declare_input(Tree tree, LeafInput* inp, int32_t* cells, int32_t* cols) except -1
 cdef int declare_input_z(Tree tree, LeafInput* inp, int32_t* cells) except -1
 # a kind without boxes: its own range of each slot, x - origin's lowest and highest (saved,
-# `cells` a slot, `cols` of them saved: the scalar `input_cols`, which a saved state gives)
+# `cells` a slot, `cols` of them saved: the declared scalar `input_cols`)
 cdef int declare_input_range(Tree tree, double** low, double** high, int32_t* cells,
                              int32_t* cols) except -1
 # the input's capacity (the kind's slots): `capacity` + 1 cells a node, new cells 0

@@ -21,11 +21,11 @@ from libc.stdint cimport int32_t
 from libc.string cimport memcpy
 
 from ._impurity cimport CRITERION_ENTROPY, split_gain, variance_gain
+from ._leaf_linear cimport model_copy, model_learn
 from ._pool cimport pool_block
 from ._sp_fringe cimport fringe_leave, fringe_refill, fringe_slot
 from ._stream_partition cimport (ESTIMATION, HEAD, PARTS, REG_WEIGHT, STRUCTURE,
                                  StreamPartitionTree)
-from ._leaf_linear cimport model_copy, model_learn
 from ._tree cimport TASK_REGRESSION, add_stats
 
 

@@ -83,8 +83,8 @@ cdef class StreamPartitionTree(LinearTree):
     cdef double split_confidence    # delta of the Hoeffding bound
     cdef double tie_threshold       # split when the bound falls below it
     cdef int leaf_prediction        # LEAF_MAJORITY (the paper's), LEAF_NAIVE_BAYES, LEAF_ADAPTIVE
-    cdef int32_t n_input_cols       # linear leaves: cells saved a slot of the input's arrays (1, or
-                                    # 0; in padding before a double: no byte more)
+    cdef int32_t n_input_cols       # linear leaves: cells a slot of the input's arrays (1, or 0;
+                                    # saved as `input_cols`; in padding before a double)
 
     # --- counters ---
     cdef double n_estimation        # estimation weight seen by the tree
@@ -92,6 +92,6 @@ cdef class StreamPartitionTree(LinearTree):
     cdef int32_t n_splits
 
     # --- linear leaves (a regressor's; `LinearTree`): the input's own range, no box here ---
-    cdef double* low                # per slot: the lowest x - origin seen (`models.z_cells` cells:
-                                    # none without linear leaves; `input_cols` saved)
+    cdef double* low                # per slot: the lowest x - origin seen (`n_input_cols` cells:
+                                    # none without linear leaves, as the input's other arrays)
     cdef double* high               # per slot: the highest x - origin seen

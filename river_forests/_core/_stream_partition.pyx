@@ -22,9 +22,10 @@ its path, so smoothing leans on current parent estimates and a missing value goe
 heavier side; a leaf's own statistics are exactly the paper's.
 
 A regressor's linear leaves (`leaf_model="linear"`, `_leaf_linear`) learn as the leaves'
-means do, from the estimation stream only: each estimation point steps the models of its path
-(over x from each slot's origin in units of its range, which every kept point stretches), and
-the two leaves of a split start from their parent's model.
+means do, from the estimation stream only: each estimation point steps its leaf's model (over
+x from each slot's origin in units of its range, which every kept point stretches; an interior
+node's model is never read again, only a leaf splits), and the two leaves of a split start from
+their parent's model.
 
 The information gain compares a candidate's sides over the structure points it has seen
 (H of their union), where algorithm 8 takes H(A) over the leaf's whole life: the same when
@@ -112,10 +113,12 @@ cdef class StreamPartitionTree(LinearTree):
         declare_scalar(self, &self.n_estimation, b"n_estimation", SCALAR_F64, False, 0.0)
         declare_scalar(self, &self.n_active, b"n_active", SCALAR_I32, False, 0)
         declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False, 0)
-        declare_input(self, &self.inp, &self.models.z_cells, &self.n_input_cols)
-        declare_input_range(self, &self.low, &self.high, &self.models.z_cells, &self.n_input_cols)
+        # the input's arrays: `input_cols` cells a slot (a declared count, which a saved
+        # state gives: 1 with linear leaves, else 0)
+        declare_input(self, &self.inp, &self.n_input_cols, NULL)
+        declare_input_range(self, &self.low, &self.high, &self.n_input_cols, &self.n_input_cols)
         declare_models(self, &self.models, &self.coef_cols, &self.linear, &self.linear_rate)
-        declare_input_z(self, &self.inp, &self.models.z_cells)
+        declare_input_z(self, &self.inp, &self.n_input_cols)
 
     cdef int _start(self) except -1:
         if self.task == TASK_REGRESSION:

@@ -419,7 +419,9 @@ cdef object _field_value(Tree tree, int32_t* field, dict state):
 
 cdef object _width(Tree tree, int32_t* stride, dict state, object n_features, object n_values):
     """At most the cells a row of a loaded tree gets for the width field `stride` (NULL: 1):
-    the slots and the statistics grow by doubling, a declared scalar is its value."""
+    the slots and the statistics grow by doubling, a declared scalar is its value (0 too:
+    arrays a state says are off take no cell), another field at most the slots and one."""
+    cdef int k
     if stride == NULL:
         return 1
     if stride == &tree.feature_capacity:
@@ -427,6 +429,10 @@ cdef object _width(Tree tree, int32_t* stride, dict state, object n_features, ob
     if stride == &tree.value_stride:
         return max(2 * n_values, 2)
     v = _field_value(tree, stride, state)
+    if _is_int(v) and v == 0:
+        for k in range(tree.n_scalars):
+            if tree.scalars_[k].ptr == <void*>stride:
+                return 0
     return v if _is_int(v) and v > 0 else max(2 * n_features, 4) + 1
 
 

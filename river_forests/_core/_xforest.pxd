@@ -39,16 +39,16 @@ cdef class XTree(LinearTree):
     cdef Pool points                # per leaf: its kept rows, a row of `feature_capacity` slots
     cdef Pool targets               # per leaf: (y, w) of each kept row, two cells a row
     cdef int32_t n_kept_slots       # slots the kept rows have a value (or NaN) for
-    cdef int32_t n_input_cols       # linear leaves: cells saved a slot of the input's arrays (1, or
-                                    # 0; in padding before a long long: no byte more)
+    cdef int32_t n_input_cols       # linear leaves: cells a slot of the input's arrays (1, or 0;
+                                    # saved as `input_cols`; in padding before a long long)
 
     # --- counters ---
     cdef long long n_batches        # batches learned
     cdef int32_t n_splits           # splits made
 
     # --- linear leaves (a regressor's; `LinearTree`): the input's own range, no box here ---
-    cdef double* low                # per slot: the lowest x - origin seen (`models.z_cells` cells:
-                                    # none without linear leaves; `input_cols` saved)
+    cdef double* low                # per slot: the lowest x - origin seen (`n_input_cols` cells:
+                                    # none without linear leaves, as the input's other arrays)
     cdef double* high               # per slot: the highest x - origin seen
 
     cdef int32_t n_try(self) noexcept nogil

@@ -110,10 +110,12 @@ cdef class XTree(LinearTree):
         declare_scalar(self, &self.n_kept_slots, b"n_kept_slots", SCALAR_I32, False, 0)
         declare_scalar(self, &self.n_batches, b"n_batches", SCALAR_I64, False, 0)
         declare_scalar(self, &self.n_splits, b"n_splits", SCALAR_I32, False, 0)
-        declare_input(self, &self.inp, &self.models.z_cells, &self.n_input_cols)
-        declare_input_range(self, &self.low, &self.high, &self.models.z_cells, &self.n_input_cols)
+        # the input's arrays: `input_cols` cells a slot (a declared count, which a saved
+        # state gives: 1 with linear leaves, else 0)
+        declare_input(self, &self.inp, &self.n_input_cols, NULL)
+        declare_input_range(self, &self.low, &self.high, &self.n_input_cols, &self.n_input_cols)
         declare_models(self, &self.models, &self.coef_cols, &self.linear, &self.linear_rate)
-        declare_input_z(self, &self.inp, &self.models.z_cells)
+        declare_input_z(self, &self.inp, &self.n_input_cols)
 
     cdef int _start(self) except -1:
         if self.task == TASK_CLASSIFICATION:
