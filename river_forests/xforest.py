@@ -321,8 +321,8 @@ class XForestRegressor(_XForestParams, ForestRegressor):
     _tree_constants = {"criterion": _MSE}
     #: the interval calibrator's settings (see `ForestRegressor.INTERVALS`), chosen for
     #: XForest on the tuning half (the intervals experiment's second table): its spread, from
-    #: leaves that start with a batch's rows, is a poor normaliser kept at a fixed power (29%
-    #: wider on diamonds), so its coefficient is learned from 0
+    #: leaves that start with a batch's rows, is a poor normaliser kept at a fixed power (10%
+    #: wider over the tuning streams), so its coefficient is learned from 0
     INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.1, "lr_beta": 0.05, "beta": 0.0}
     _docs = {
         "max_features": """
