@@ -831,18 +831,19 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         differs (the documentation's intervals page quotes the run that chose the method).
         None: no intervals (nor their cost).""")
     leaf_model: str = Param(
-        default="mean", after="confidence_level", check=one_of("mean", "linear"),
+        default="linear", after="confidence_level", check=one_of("mean", "linear"),
         tree=lambda leaf_model, forest: {"linear": leaf_model == "linear"},
         doc="""
-        ``"linear"``: every node keeps a linear model of the target over the sample's
-        features (from each feature's origin, in units of the range the tree has seen of it,
-        so that the features' units do not matter), stepped along the sample's path where the
-        node's mean counts it: the slopes by normalized least mean squares, the intercept by
-        the running mean of the residuals. A
-        new node starts from the model of the node it came from, so a leaf refines its
-        ancestors' fit; the leaf's model gives the prediction's mean. ``"mean"``: the leaf's
-        (smoothed) mean. Each forest's default is the one its leaf-model experiment chose on
-        the benchmark's tuning half (the documentation's regression pages quote it).""")
+        ``"linear"`` (default): every node keeps a linear model of the target over the
+        sample's features (from each feature's origin, in units of the range the tree has
+        seen of it, so that the features' units do not matter), stepped where the node's mean
+        counts the sample: the slopes by normalized least mean squares, the intercept by the
+        running mean of the residuals; a root's model starts at its first target. A new node
+        starts from the model of the node it came from, so a leaf refines its ancestors' fit;
+        the leaf's model gives the prediction's mean. ``"mean"``: the leaf's (smoothed) mean,
+        the papers' estimator. The default is what the leaf-model experiment chose for every
+        regressor on the benchmark's tuning half (the documentation's regression page quotes
+        it).""")
     linear_rate: float = Param(
         default=1.0, after="leaf_model", check=floats(0.0, low_inclusive=False, high=1.0),
         tree=lambda linear_rate, forest: {"linear_rate": float(linear_rate)},

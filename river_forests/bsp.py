@@ -139,7 +139,7 @@ class BSPForestClassifier(_BSPParams, ForestClassifier):
 
 
 class BSPForestRegressor(_BSPParams, ForestRegressor):
-    _defaults = {"smoothing": 0.0, "leaf_model": "linear"}
+    _defaults = {"smoothing": 0.0}
 
     __doc__ = forest_doc(
         "Online BSP forest regressor: oblique cuts on convex hulls (Fan et al., 2020).",

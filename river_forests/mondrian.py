@@ -142,8 +142,7 @@ class MondrianForestClassifier(_MondrianParams, ForestClassifier):
 class MondrianForestRegressor(_MondrianParams, ForestRegressor):
     # ranked first on the tuning half, ahead of the 16 MB every other forest but BSP takes:
     # smaller trees keep leaves large enough for their linear models
-    _defaults = {"memory_budget": "4MB", "growth_scale": 0.5, "recycling": True,
-                 "leaf_model": "linear"}
+    _defaults = {"memory_budget": "4MB", "growth_scale": 0.5, "recycling": True}
     _docs = {"leaf_model": """
         ``"linear"`` (default): every node keeps a linear model of the target over the
         features (in units of the tree's root range), updated along the path: the slopes by

@@ -143,7 +143,7 @@ class PurelyRandomForestClassifier(_PurelyRandomParams, ForestClassifier):
 
 
 class PurelyRandomForestRegressor(_PurelyRandomParams, ForestRegressor):
-    _defaults = {"growth_exponent": 0.7, "leaf_model": "linear"}
+    _defaults = {"growth_exponent": 0.7}
 
     __doc__ = forest_doc(
         "Purely random forest regressor (Biau, Devroye & Lugosi, 2008), online.",

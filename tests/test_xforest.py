@@ -1008,7 +1008,8 @@ def test_regression_leaves_predict_their_mean():
     """smoothing=0: a tree predicts the mean target of the deepest node of the path with
     data, and the forest the mean of its trees."""
     rng = np.random.default_rng(33)
-    model = XForestRegressor(n_estimators=3, smoothing=0.0, seed=2, confidence_level=None)
+    model = XForestRegressor(n_estimators=3, smoothing=0.0, seed=2, confidence_level=None,
+                             leaf_model="mean")  # the paper's leaves
     for _ in range(4):
         model.learn_many(*regression_batch(rng, 100))
     test, _ = regression_batch(rng, 50)
@@ -1118,7 +1119,7 @@ def test_the_regressor_replaces_its_trees_of_largest_squared_error(n_swaps):
     rng = np.random.default_rng(38)
     n_est, n = 4, 30
     model = XForestRegressor(n_estimators=n_est, n_swaps=n_swaps, max_features=1, seed=11,
-                             smoothing=0.0)
+                             smoothing=0.0, leaf_model="mean")  # scored by leaf means below
     records = _spy_on_swaps(model, _squared_error, "mse")
     for _ in range(40):
         model.learn_many(*regression_batch(rng, n, noise=2.0))
