@@ -227,19 +227,7 @@ COSTS = {"XForestClassifier", "StreamPartitionForestClassifier"}
 WARNS = {"StreamPartitionForestRegressor"}
 
 
-#: regressors whose linear leaves (their default since issue 47) make a young background
-#: tree predict far off: its leaves' input is in units of the little range it has seen, and
-#: a row outside that range is extrapolated along slopes fit inside it (the purely random
-#: forest's error after the drift 8.5 with the detectors against 2.8 without). Known, open
-#: in issue 47: the leaves' input is to be held to the range the tree has seen
-EXTRAPOLATES = {"PurelyRandomForestRegressor", "StreamPartitionForestRegressor",
-                "XForestRegressor"}
-
-
-@pytest.mark.parametrize("cls", [
-    pytest.param(c, marks=pytest.mark.xfail(
-        strict=True, reason="a young tree's linear leaves extrapolate (issue 47, open)"))
-    if c.__name__ in EXTRAPOLATES else c for c in ESTIMATORS], ids=name_of)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=name_of)
 def test_an_abrupt_drift_replaces_trees_after_it_and_helps(cls):
     """On a seeded abrupt drift, with ARF's detectors (ADWIN 0.001 / 0.01): at least one tree
     is replaced, every replacement is counted once (`n_replaced` equals the sum of
