@@ -110,7 +110,8 @@ cdef int models_refit_sample(LinearLeaves* m, LeafInput* inp, Tree tree, const d
 # a new feature in input `d`: no coefficient for it in any node
 cdef void models_clear_input(LinearLeaves* m, int32_t n_nodes, int32_t d) noexcept nogil
 # input d was x_d * before[d] and is x_d * after[d] now: the slopes follow, each model
-# predicts what it did (an input whose factor became 0 loses its slope)
+# predicts what it did (an input whose factor became 0 loses its slope), but no slope grows by
+# more than the module's cap (`SLOPE_CAP`: a young tree's ranges jump)
 cdef void models_rescale(LinearLeaves* m, int32_t n_nodes, const double* before,
                          const double* after, int32_t n) noexcept nogil
 # a refit begins: every model is to be fitted again (`models_refit_row`, `models_restart`)

@@ -225,16 +225,39 @@ cdef void models_clear_input(LinearLeaves* m, int32_t n_nodes, int32_t d) noexce
         model_of(m, j)[1 + d] = 0.0
 
 
+#: the factor a rescale multiplies a slope by, at most (`models_rescale`): chosen on the
+#: benchmark's tuning half and fresh draws of its generators (benchmarks/experiments/slope_cap.py)
+SLOPE_CAP = 2.0
+cdef double slope_cap = SLOPE_CAP
+
+
+def set_slope_cap(double cap):
+    """Set the cap for every tree of the process: for the experiment that chose `SLOPE_CAP`,
+    not for a user (a tree does not save it)."""
+    global slope_cap
+    if not cap >= 1.0:
+        raise ValueError(f"the slope cap must be at least 1, got {cap}")
+    slope_cap = cap
+
+
+def get_slope_cap():
+    """The cap every tree of the process applies (`set_slope_cap`)."""
+    return slope_cap
+
+
 cdef void models_rescale(LinearLeaves* m, int32_t n_nodes, const double* before,
                          const double* after, int32_t n) noexcept nogil:
     """Input d went from x_d * before[d] to x_d * after[d]: its slope in every model is
     multiplied by before[d] / after[d] (0 where after[d] is 0), so every model predicts what
-    it did."""
+    it did; but by at most `slope_cap`. A range that jumps (a young tree's, whose first rows
+    spanned a little of it) says the slopes were fit across too little of it to be worth
+    that factor: they keep part of their value in units of the range instead."""
     cdef int32_t d, j
     cdef double ratio
     for d in range(n):
         if before[d] != after[d]:
             ratio = before[d] / after[d] if after[d] > 0.0 else 0.0
+            ratio = ratio if ratio < slope_cap else slope_cap
             for j in range(n_nodes):
                 model_of(m, j)[1 + d] *= ratio
 
