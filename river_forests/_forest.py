@@ -842,9 +842,8 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
         starts from the model of the node it came from, so a leaf refines its ancestors' fit;
         the leaf's model gives the prediction's mean. ``"mean"``: the leaf's (smoothed) mean,
         the papers' estimator. The leaf-model experiment chose linear leaves for every
-        regressor on the benchmark's tuning half; the purely random, stream-partitioning and
-        XForest regressors default to mean leaves until a young tree's linear leaves are held
-        to the range it has seen (the documentation's regression page says why).""")
+        regressor on the benchmark's tuning half (the documentation's regression page quotes
+        it).""")
     linear_rate: float = Param(
         default=1.0, after="leaf_model", check=floats(0.0, low_inclusive=False, high=1.0),
         tree=lambda linear_rate, forest: {"linear_rate": float(linear_rate)},

@@ -206,9 +206,10 @@ def until_adapted(model, data, need_background=True) -> int:
 #: the changes, n/3 to 2n/3); seed 1, 5 trees. Measured ratios: BSP 0.59, Mondrian 0.59,
 #: purely random 0.86, stream partitioning 0.62 (classifiers); BSP 0.89, Mondrian 0.86,
 #: purely random 0.97, stream partitioning 0.89 (regressors); XForest (no swaps) 1.44, its
-#: regressor (no swaps) 0.77.
+#: regressor (no swaps) 0.77 with mean leaves, 0.94 with linear leaves (the default since
+#: issue 47: the old trees' leaves follow the new concept too, so a fresh tree gains less).
 RATIO = {"BSPForestRegressor": 0.95, "MondrianForestRegressor": 0.95,
-         "StreamPartitionForestRegressor": 0.95}
+         "StreamPartitionForestRegressor": 0.95, "XForestRegressor": 0.95}
 #: the forests whose detectors do not buy accuracy on these streams (asserted not to cost
 #: more than 5%): purely random trees cut at random, whatever the labels, so a fresh tree
 #: is not much better than an old one; XForest's trees keep growing from every batch and a
@@ -862,7 +863,10 @@ def test_a_false_alarm_keeps_the_grown_tree_when_better(cls):
     """A detector that cries drift every 100 samples on a stationary stream: replacing the
     trees at once (river's ARF's rule) costs accuracy, while the duels keep the grown trees
     (a background tree takes a place only when it predicts better) and the forest predicts
-    about as the forest without detectors (within 1 point of accuracy, 2% of MAE)."""
+    about as the forest without detectors (within 1 point of accuracy, 3% of MAE: a young
+    tree's linear leaves are behind a grown tree's for longer than its mean leaves, and the
+    duels score a background tree on the rows since it started; the purely random
+    regressor's cost 2.3%)."""
     data = stationary(cls, N_SHORT)
     dets = lambda: dict(drift_detector=drift.DummyDriftDetector(t_0=100, seed=0))  # noqa: E731
     plain = np.mean(run(make(cls), data))
@@ -873,7 +877,7 @@ def test_a_false_alarm_keeps_the_grown_tree_when_better(cls):
     if is_classifier(cls):
         assert err_duels <= plain + 0.01, (err_duels, plain, err_at_once)
     else:
-        assert err_duels <= 1.02 * plain, (err_duels, plain, err_at_once)
+        assert err_duels <= 1.03 * plain, (err_duels, plain, err_at_once)
     assert err_at_once > err_duels, (err_duels, err_at_once)
 
 

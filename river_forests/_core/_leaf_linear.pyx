@@ -227,7 +227,7 @@ cdef void models_clear_input(LinearLeaves* m, int32_t n_nodes, int32_t d) noexce
 
 #: the factor a rescale multiplies a slope by, at most (`models_rescale`): chosen on the
 #: benchmark's tuning half and fresh draws of its generators (benchmarks/experiments/slope_cap.py)
-SLOPE_CAP = 2.0
+SLOPE_CAP = 1.5
 cdef double slope_cap = SLOPE_CAP
 
 
