@@ -9,7 +9,8 @@ the same parameters with today's code and compares every prediction exactly. A r
 must keep them; a deliberate change of the model writes the fixture again in the commit that
 makes it and says why (the known one: since 8954e31d the drift watch adds 48 bytes to river's
 measure of a model, so under a tight memory budget a tree's share differs; no case here has
-a tight budget; issue 47 changed the regressors' intervals, and wrote the fixture again).
+a tight budget; issue 47 changed the regressors' intervals, and XForest's calibrator step, and
+wrote the fixture again).
 """
 
 import gzip

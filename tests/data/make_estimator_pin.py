@@ -11,7 +11,10 @@ parent of its first code commit 9829962e):
 Written again by this script at issue 47's change of the intervals (the calibrator's
 defaults, and XForest's first batch calibrated row by row): the regressors' interval bounds
 changed, every other value is the one recorded at b0d5a9a2 (the parameters now spell out
-`leaf_model` and `linear_rate`, at the values that give the models recorded then).
+`leaf_model` and `linear_rate`, at the values that give the models recorded then). Issue 47's
+step of XForest's calibrator (`XForestRegressor.INTERVALS`, lr 0.2) changed its interval
+bounds once more: its four cases were run again from their stored parameters (`run`), and
+only their bounds differ.
 
 Each case builds one estimator with every constructor parameter spelled out (the fixture
 stores them, as the recording version's ``_get_params()`` gave them, and the test builds the
