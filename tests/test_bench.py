@@ -640,3 +640,32 @@ def test_two_processes_writing_into_one_pack_lose_no_record(tmp_path, monkeypatc
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     monkeypatch.setattr(store, "STORE", tmp_path)
     assert sorted((r["who"], r["i"]) for r in store.records("full")) == [(w, i) for w in "ab" for i in range(40)]
+
+
+def test_ours_are_ranked_against_each_peer_at_its_better_input_on_each_stream():
+    """`render.best_input_ranks`: river's ARF and Hoeffding tree each take, stream by stream,
+    the better of their raw and scaled runs (the lower MAE), and are ranked among ours only;
+    a peer whose two runs are not both benchmarked is left out."""
+    def rec(model, family, metric):
+        return {"model": model, "family": family, "status": "ok", "metric": metric}
+
+    mae = {"s1": {"ours A": 1.0, "ours B": 3.0, "river ARF": 2.0, "river ARF (scaled)": 5.0,
+                  "river HT": 9.0, "river HT (scaled)": 0.5},
+           "s2": {"ours A": 4.0, "ours B": 1.0, "river ARF": 7.0, "river ARF (scaled)": 3.0,
+                  "river HT": 6.0, "river HT (scaled)": 8.0}}
+    families = {m: ("ours" if m.startswith("ours") else "river") for m in mae["s1"]}
+    recs = [rec(m, families[m], v) for s in mae for m, v in mae[s].items()]
+    values = {s: {m: rec(m, families[m], v) for m, v in mae[s].items()} for s in mae}
+    lines = render.best_input_ranks(list(mae), list(mae["s1"]), values, recs)
+    avg = {m: float(r) for m, r in re.findall(r"^\| (.+?) \| ([\d.]+) \|$", "\n".join(lines), re.M)}
+    # s1: HT (scaled, 0.5) 1, ours A 2, ARF (raw, 2.0) 3, ours B 4;
+    # s2: ours B 1, ARF (scaled, 3.0) 2, ours A 3, HT (raw, 6.0) 4
+    assert avg == {"river HT": 2.5, "ours A": 2.5, "river ARF": 2.5, "ours B": 2.5}
+    mae["s1"]["ours A"] = 0.1
+    values["s1"]["ours A"] = rec("ours A", "ours", 0.1)
+    lines = render.best_input_ranks(list(mae), list(mae["s1"]), values, recs)
+    avg = {m: float(r) for m, r in re.findall(r"^\| (.+?) \| ([\d.]+) \|$", "\n".join(lines), re.M)}
+    assert avg["ours A"] == 2.0 and avg["river HT"] == 3.0
+    models_without_ht_scaled = [m for m in mae["s1"] if m != "river HT (scaled)"]
+    lines = render.best_input_ranks(list(mae), models_without_ht_scaled, values, recs)
+    assert "river HT" not in "\n".join(lines) and "river ARF" in "\n".join(lines)
