@@ -157,6 +157,15 @@ def heading(name: str, quick: bool, title: str, setup: str) -> list[str]:
             f"{version_line()}; {machine()}.", ""]
 
 
+def opening(name: str, quick: bool, title: str, setup: str, wanted: list,
+            results: dict) -> list[str]:
+    """`heading`'s lines, then a line naming the measurements of `wanted` (``jobs``' pairs)
+    without a result, if any."""
+    lines = heading(name, quick, title, setup)
+    miss = missing(wanted, results)
+    return lines + ([missing_line(miss), ""] if miss else [])
+
+
 def pyplot():
     """matplotlib's pyplot on the Agg backend (no display)."""
     import matplotlib

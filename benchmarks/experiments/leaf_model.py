@@ -100,13 +100,11 @@ def report(results: dict, quick: bool) -> None:
     streams = _streams(quick)
     forests = list(_forests())
     forests = forests[:2] if quick else forests
-    lines = _common.heading(
+    lines = _common.opening(
         NAME, quick, "Each regressor's leaf model (tuning half, long streams in)",
         "10 trees, seed 42, every regressor at its defaults but for `leaf_model` and "
-        "`linear_rate`; prequential MAE, fed as the benchmark feeds each forest")
-    miss = _common.missing(jobs(quick), results)
-    if miss:
-        lines += [_common.missing_line(miss), ""]
+        "`linear_rate`; prequential MAE, fed as the benchmark feeds each forest",
+        jobs(quick), results)
 
     def judged(label: str, r: dict) -> float:
         return r["last"] if label.endswith("(long)") else r["mae"]

@@ -109,13 +109,11 @@ def report(results: dict, quick: bool) -> None:
     caps = _caps(quick)
     forests = list(_forests())
     forests = forests[:2] if quick else forests
-    lines = _common.heading(
+    lines = _common.opening(
         NAME, quick, "How far a rescale may steepen the linear leaves' slopes",
         "10 trees, seed 42, every regressor with linear leaves (`linear_rate` 1); prequential "
-        "MAE, fed as the benchmark feeds each forest")
-    miss = _common.missing(jobs(quick), results)
-    if miss:
-        lines += [_common.missing_line(miss), ""]
+        "MAE, fed as the benchmark feeds each forest",
+        jobs(quick), results)
 
     def mae(label, forest, cap):
         r = results.get(f"{label}|{forest}|{cap:g}")
