@@ -64,14 +64,13 @@ def _samples(stream: str, n: int | None) -> list:
     return list(streams._clean(s.load(n), n, s.task))
 
 
-def measure(params: dict) -> dict:
+def scored(model, data: list) -> dict:
+    """The model's prequential MAE over `data` (fed as the benchmark feeds it): over the
+    whole stream, its first 1,000 rows and its last tenth, and the seconds inside its calls."""
     from river import metrics
 
     from river_forests._progressive import iter_progressive_run
 
-    cls, variant = _forests()[params["forest"]]
-    data = _samples(params["stream"], params["n"])
-    model = cls(n_estimators=10, seed=42, **variant, **CONFIGS[params["cfg"]])
     n = len(data)
     tail = n - n // 10
     mae, spent = metrics.MAE(), 0.0
@@ -89,6 +88,12 @@ def measure(params: dict) -> dict:
     first = min(e for e in ends if e >= min(1_000, n))
     return {"n": n, "mae": mae.get(), "first": window(0, first), "last": window(tail, ends[-1]),
             "seconds": spent}
+
+
+def measure(params: dict) -> dict:
+    cls, variant = _forests()[params["forest"]]
+    data = _samples(params["stream"], params["n"])
+    return scored(cls(n_estimators=10, seed=42, **variant, **CONFIGS[params["cfg"]]), data)
 
 
 def report(results: dict, quick: bool) -> None:

@@ -19,11 +19,14 @@ benchmark feeds it (``river_forests._progressive``), prequential MAE, on
 - fresh draws of the tuning half's generators, 3,000 rows each (FriedmanDrift's recurring
   and gradual drifts at rows 1,000 and 2,000, Friedman; five seeds each, seeds 100 to 104
   that the benchmark does not use): a young tree's first rows are where a cap acts, and
-  one seed says little.
+  one seed says little;
+- the tuning half's four generated streams continued to 200,000 rows, as the leaf-model
+  experiment runs them, judged by the MAE over their last tenth: a cap must not cost a
+  stream's end.
 
 The rule: the cap with the smallest score, the geometric mean over the forests of each
-forest's geometric mean of its two groups' scores (a group's score: the geometric mean over
-its streams of the MAE over the best cap's on that stream). Writes
+forest's geometric mean of its three groups' scores (a group's score: the geometric mean
+over its streams of the MAE over the best cap's on that stream). Writes
 ``benchmarks/results/experiments/slope_cap.md``.
 """
 
@@ -47,13 +50,15 @@ def _forests() -> dict:
 
 
 def _streams(quick: bool) -> list[tuple[str, str]]:
-    """(label, group): the tuning streams, then the fresh draws."""
-    from benchmarks.experiments import _common
+    """(label, group): the tuning streams, the fresh draws, then the long streams."""
+    from benchmarks.experiments import _common, leaf_model
 
     out = [(s, "tuning") for s in _common.grid_streams(quick)]
     seeds = SEEDS[:1] if quick else SEEDS
     gens = GENERATORS[:1] if quick else GENERATORS
-    return out + [(f"{label} seed {seed}", "fresh") for label, _, _ in gens for seed in seeds]
+    long = leaf_model.LONG[:1] if quick else leaf_model.LONG
+    return (out + [(f"{label} seed {seed}", "fresh") for label, _, _ in gens for seed in seeds]
+            + [(f"{s} (long)", "long") for s in long])
 
 
 def _caps(quick: bool) -> tuple:
@@ -72,7 +77,11 @@ def _samples(label: str, quick: bool) -> list:
     from river.datasets import synth
 
     from benchmarks import streams
+    from benchmarks.experiments import leaf_model
 
+    if label.endswith(" (long)"):
+        return leaf_model._samples(label[:-len(" (long)")],
+                                   leaf_model.QUICK_LONG_N if quick else leaf_model.LONG_N)
     for name, gen, params in GENERATORS:
         if label.startswith(name + " seed "):
             seed = int(label.rsplit(" ", 1)[1])
@@ -81,22 +90,18 @@ def _samples(label: str, quick: bool) -> list:
 
 
 def measure(params: dict) -> dict:
-    from river import metrics
-
     from river_forests._core import _leaf_linear
-    from river_forests._progressive import iter_progressive_run
+
+    from benchmarks.experiments import leaf_model
 
     cls, variant = _forests()[params["forest"]]
     data = _samples(params["stream"], params["quick"])
     _leaf_linear.set_slope_cap(params["cap"])
     try:
         model = cls(n_estimators=10, seed=42, **variant, leaf_model="linear", linear_rate=1.0)
-        mae = metrics.MAE()
-        for _ in iter_progressive_run(model, data, mae, 1_000):
-            pass
+        return leaf_model.scored(model, data)
     finally:
         _leaf_linear.set_slope_cap(_leaf_linear.SLOPE_CAP)
-    return {"n": len(data), "mae": mae.get()}
 
 
 def report(results: dict, quick: bool) -> None:
@@ -116,8 +121,9 @@ def report(results: dict, quick: bool) -> None:
         jobs(quick), results)
 
     def mae(label, forest, cap):
+        """The stream's MAE, a long stream's over its last tenth."""
         r = results.get(f"{label}|{forest}|{cap:g}")
-        return float("nan") if r is None else r["mae"]
+        return float("nan") if r is None else r["last" if label.endswith("(long)") else "mae"]
 
     def group_score(forest, cap, group):
         """The geometric mean over the group's streams of the MAE over the best cap's."""
@@ -138,24 +144,24 @@ def report(results: dict, quick: bool) -> None:
     for forest in forests:
         row = [forest]
         for cap in caps:
-            t, f = group_score(forest, cap, "tuning"), group_score(forest, cap, "fresh")
-            score[forest, cap] = math.sqrt(t * f)
-            row.append(f"{t:.3f} / {f:.3f} (worst {worst(forest, cap, 'fresh'):.2f})")
+            t, f, g = (group_score(forest, cap, group) for group in ("tuning", "fresh", "long"))
+            score[forest, cap] = (t * f * g) ** (1 / 3)
+            row.append(f"{t:.3f} / {f:.3f} (worst {worst(forest, cap, 'fresh'):.2f}) / {g:.3f}")
         rows.append(row)
     total = {cap: math.exp(sum(math.log(score[f, cap]) for f in forests) / len(forests))
              for cap in caps}
     chosen = min(caps, key=lambda c: total[c])
     lines += ["Per forest and cap: the tuning streams' score / the fresh draws' score (the "
-              "worst fresh draw's MAE over the best cap's on it). A score is the geometric "
-              "mean over the group's streams of the MAE over the best cap's (1: best "
-              "everywhere).", ""]
+              "worst fresh draw's MAE over the best cap's on it) / the long streams' score (the "
+              "MAE over their last tenth). A score is the geometric mean over the group's "
+              "streams of the MAE over the best cap's (1: best everywhere).", ""]
     lines += _common.markdown_table(["forest"] + [f"cap {c:g}" for c in caps], rows)
-    lines += ["", "Overall (the geometric mean over the forests of each forest's two groups' "
+    lines += ["", "Overall (the geometric mean over the forests of each forest's three groups' "
               "geometric mean):", ""]
     lines += _common.markdown_table(
         ["cap", "score"], [[f"{c:g}" + (" **(chosen)**" if c == chosen else ""),
                            f"{total[c]:.4f}"] for c in caps])
-    lines += ["", "MAE per stream:", ""]
+    lines += ["", "MAE per stream (a long stream's over its last tenth):", ""]
     for forest in forests:
         lines += [f"### {forest}", ""]
         lines += _common.markdown_table(
