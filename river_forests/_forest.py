@@ -805,8 +805,8 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
 
 
 class ForestRegressor(BaseForest, base.MiniBatchRegressor):
-    """A forest regressor: the mean of the trees' smoothed leaf means, with prediction
-    intervals (`confidence_level`)."""
+    """A forest regressor: the mean of the trees' predictions (each its leaf's linear model's,
+    or its smoothed mean: `leaf_model`), with prediction intervals (`confidence_level`)."""
 
     _task = TASK_REGRESSION
     _shared_params = True

@@ -322,7 +322,7 @@ class XForestRegressor(_XForestParams, ForestRegressor):
     #: the interval calibrator's settings (see `ForestRegressor.INTERVALS`), chosen for
     #: XForest on the tuning half (the intervals experiment's second table, with linear
     #: leaves): its spread, from leaves that start with a batch's rows, is a poor normaliser
-    #: kept at a fixed power (4% wider over the tuning streams), so its coefficient is
+    #: kept at a fixed power (wider intervals over the tuning streams), so its coefficient is
     #: learned from 0, and its bins step faster than the other forests'
     INTERVALS = {"gamma": 0.01, "window": 2000, "lr": 0.2, "lr_beta": 0.05, "beta": 0.0}
     _docs = {
