@@ -16,12 +16,25 @@ def _budget(growth, forest) -> dict:
     return {"consistent": consistent, "fixed_budget": 0.0 if consistent else float(growth)}
 
 
+#: the support rule ``min_split_points="auto"`` gives a regressor with linear leaves (a mean,
+#: or a class distribution, is supported by the paper's 3 points; a linear model is not)
+_LINEAR_SUPPORT = 24
+
+
+def _support(value, forest) -> dict:
+    if value == "auto":
+        value = _LINEAR_SUPPORT if getattr(forest, "leaf_model", "mean") == "linear" else 3
+    return {"min_points": float(value)}
+
+
 class _BSPParams(Parametrized):
     """The parameters of the BSP classifier and regressor."""
 
     _tree_class = BSPTree
     _defaults = {"memory_budget": "64MB"}
     _budget_margin = 0.03
+    #: added in 0.3.0: the values that reproduce the files written before them
+    _added_params = {"min_split_points": 3, "axis_rate": 0.0}
 
     growth: str | float = Param(
         default="consistent", check=schedule("consistent", floats(0.0, low_inclusive=False)),
@@ -57,6 +70,25 @@ class _BSPParams(Parametrized):
         Points a leaf keeps to build its children's hulls and statistics when it is cut (the
         paper keeps them all). Past it the leaf keeps a uniform sample of its points (reservoir
         sampling). 0 keeps none: children then start from empty hulls.""")
+
+    min_split_points: int | str = Param(
+        default="auto", check=schedule("auto", ints(0, 2**31 - 1), "an int >= 0"),
+        tree=_support,
+        doc="""
+        A node that has seen this many points or fewer is never cut (the paper's rule, with
+        3: algorithm 4, lines 2-3). ``"auto"`` (default): 3, the paper's, for the classifier
+        and for mean leaves, and %d for a regressor with linear leaves, whose model a
+        handful of points cannot fit: cutting a leaf into cells of two or three points then
+        costs accuracy, and more memory buys smaller cells that predict worse (the
+        documentation's BSP page gives the measurements that chose it).""" % _LINEAR_SUPPORT)
+    axis_rate: float = Param(
+        default=0.0, check=floats(0.0, high=1.0), tree="axis_rate", cast=float,
+        doc="""
+        Probability that a cut drawn as the budget grows (HullCut) runs along one axis of its
+        pair, the axis in proportion to the hull's extent along it and the position uniform
+        across it, instead of a line of the line measure. 0 is the paper's process. An
+        oblique line in a pair of a wide feature and a narrow or discrete one nearly always
+        cuts the wide one; an axis cut reaches the narrow one too.""")
 
     _docs = {
         "memory_budget": shared_doc("memory_budget") + """ With

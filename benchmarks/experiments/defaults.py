@@ -141,7 +141,9 @@ def measure(params: dict) -> dict:
     from benchmarks.streams import STREAMS
     from river_forests._progressive import iter_progressive_run
 
-    data = STREAMS[params["stream"]].samples(params["n"])
+    data = params.get("data")  # rows a caller built (a stream continued past the registry's)
+    if data is None:
+        data = STREAMS[params["stream"]].samples(params["n"])
     cls = getattr(river_forests, params["forest"])
     long = len(data) > SHORT
     out = {}

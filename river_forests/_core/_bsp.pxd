@@ -21,7 +21,8 @@ cdef class BSPTree(BoxTree):
     cdef int32_t* feature_b     # second registry column of the cut (`feature` holds the first)
     cdef double* coef_a         # the cut: coef_a * x[feature] + coef_b * x[feature_b] <= threshold
     cdef double* coef_b         #   goes left (see _oblique.pxd)
-    cdef double* count          # points that went through the node (a node of <= 3 is never cut)
+    cdef double* count          # points that went through the node (a node of at most
+                                # `min_points` is never cut)
     cdef int32_t* stored        # points a leaf keeps (rows used of its `points` block)
 
     # --- pools ---
@@ -42,6 +43,10 @@ cdef class BSPTree(BoxTree):
                                     # superset (`_hull.hull_reduce`)
     cdef int32_t max_leaf_points    # points a leaf keeps (a uniform sample past it)
     cdef int32_t warmup         # samples that only build the root before the first cut
+    cdef double min_points      # a node of at most this many points is never cut (the
+                                # paper's 3)
+    cdef double axis_rate       # probability that a budget cut snaps to one axis of its pair
+                                # (0: the paper's line measure)
 
     # --- state ---
     cdef int32_t n_pairs        # pairs in use

@@ -26,8 +26,8 @@ budget):
 
 The rate is half the perimeters' sum, as in the paper's experiments (section 5: the
 parameter of the cost's exponential is L/2); the budget is tau_n = budget_scale *
-n^(1/(d+2)) (theorem 3). A node that has seen 3 points or fewer is never cut (algorithm 4,
-lines 2-3): a leaf whose fourth point arrives draws the cut it would have had since its
+n^(1/(d+2)) (theorem 3). A node that has seen `min_points` points or fewer is never cut
+(algorithm 4, lines 2-3, with 3): a leaf whose next point arrives draws the cut it would have had since its
 birth, with the rate of its three-point hull, before that point goes down. The first
 `warmup` samples only build the root, for the reason of the Mondrian tree's warm-up (units
 measured against a range of two points mean nothing).
@@ -91,6 +91,8 @@ cdef class BSPTree(BoxTree):
         self.max_hull_vertices = 16
         self.max_leaf_points = 32
         self.warmup = DEF_WARMUP
+        self.min_points = 3.0
+        self.axis_rate = 0.0
         self.hazard = 1.0
         declare_array(self, <void**>&self.tau, b"tau", CELL_F64, ROWS_NODE, NULL, NULL, True, INFINITY)
         declare_array(self, <void**>&self.feature_b, b"feature_b", CELL_I32, ROWS_NODE, NULL, NULL, True, -1)
@@ -109,6 +111,8 @@ cdef class BSPTree(BoxTree):
         declare_scalar(self, &self.max_hull_vertices, b"max_hull_vertices", SCALAR_I32, True, 3,
                        2**10)
         declare_scalar(self, &self.max_leaf_points, b"max_leaf_points", SCALAR_I32, True, 0, 2**16)
+        declare_scalar(self, &self.min_points, b"min_points", SCALAR_F64, True, 0.0, 2.0**31)
+        declare_scalar(self, &self.axis_rate, b"axis_rate", SCALAR_F64, True, 0.0, 1.0)
         declare_scalar(self, &self.lifetime, b"budget", SCALAR_F64, False)
         declare_scalar(self, &self.hazard, b"hazard", SCALAR_F64, False)
         declare_scalar(self, &self.warmup, b"warmup", SCALAR_I32, False, 0)
@@ -147,8 +151,9 @@ cdef class BSPTree(BoxTree):
         return 0
 
     cdef double leaf_rate(self, int32_t node) noexcept nogil:
-        """A leaf of more than 3 points is cut at the rate of its hulls (algorithm 4, 2-5)."""
-        if self.count[node] <= 3.0:
+        """A leaf of more than `min_points` points is cut at the rate of its hulls (algorithm
+        4, 2-5, with 3)."""
+        if self.count[node] <= self.min_points:
             return 0.0
         return hull_rate(self, node)
 
@@ -168,7 +173,7 @@ cdef class BSPTree(BoxTree):
 
     cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil:
         """Route x from the root (algorithm 4): at each node, maybe insert a cut above it for
-        x outside its hulls, else grow them; at a leaf whose fourth point this is, draw the
+        x outside its hulls, else grow them; at a leaf that this point makes cuttable, draw the
         cut it would have had; keep x in its leaf."""
         cdef int32_t j = self.root, cells
         cdef double parent_time = 0.0, node_time, e, rate, due
@@ -177,6 +182,7 @@ cdef class BSPTree(BoxTree):
         cdef bint can_split = not self.grown_out and self.can_add(2)
         cdef bint leaf, grown
         cdef int32_t depth, k, i
+        cdef int verdict
         cdef double g = self.models_gain(x, w)  # linear leaves' step (0: none)
         if not can_split:
             # at the node cap no cut can happen: hulls and kept points are of no more use
@@ -202,17 +208,26 @@ cdef class BSPTree(BoxTree):
             self.count[j] += 1.0
             learn_node(self, j, y, w, g)
             parent_time = self.tau[j]
-        j = self.path[k + 1]
+        # the scan's verdicts, reused on the way down: path[k + 1] holds x (if k >= 0), the
+        # nodes below it do not (a node not on the scanned path, one just made, is tested)
+        i = k + 1
+        verdict = 1 if k >= 0 else -1
+        j = self.path[i]
         while True:
             leaf = self.left[j] < 0
-            cells = extended(self, j, xs, block, delta, &rate, &grown)
+            if verdict == 1:
+                cells = 0
+                rate = 0.0
+                grown = False
+            else:
+                cells = extended(self, j, xs, block, delta, &rate, &grown, verdict == 0)
             due = INFINITY
-            if can_split and self.count[j] >= 3.0:
+            if can_split and self.count[j] >= self.min_points:
                 node_time = self.tau[j]
                 if leaf:
                     node_time = self.lifetime
-                    if self.count[j] < 4.0:
-                        # a 3-point leaf becomes cuttable: the cut it would have had since its
+                    if self.count[j] < self.min_points + 1.0:
+                        # a leaf of `min_points` becomes cuttable: the cut it would have had since its
                         # parent's, at the rate of its hull so far
                         e = hull_rate(self, j)
                         if e > 0.0:
@@ -234,11 +249,13 @@ cdef class BSPTree(BoxTree):
             learn_node(self, j, y, w, g)
             if leaf:
                 keep_point(self, j, x, y, w)
-                if grown or self.count[j] == 4.0:  # its rate changed
+                if grown or self.count[j] == self.min_points + 1.0:  # its rate changed
                     self.propagate_rate(j, self.leaf_rate(j) - self.rate[j])
                 return 0
             parent_time = self.tau[j]
             j = child(self, j, x)
+            i += 1
+            verdict = 0 if i < depth and self.path[i] == j else -1
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
         cdef double new_budget, rate
@@ -251,7 +268,7 @@ cdef class BSPTree(BoxTree):
         if self.n_seen <= self.warmup and not self.grown_out:
             # budget 0: the root only learns its hulls, box, points and statistics
             cells = extended(self, self.root, self.shifted, region(self, 0), region(self, 2),
-                             &rate, &grown)
+                             &rate, &grown, False)
             if grown or not pool_has(&self.hulls, self.root):
                 set_hulls(self, self.root, region(self, 0), cells)
             self.stretch(self.root)

@@ -19,8 +19,13 @@ ctypedef struct Cut:
 # a pair in proportion to `weight` (`total` its sum) with its hull in the block `src`
 cdef int32_t pick_pair(BSPTree t, const double* src, const double* weight, double total,
                        const double** verts, int32_t* nv) noexcept nogil
+# a line along one axis of the pair (a, b) meeting the hull `verts` (the axis in proportion
+# to the hull's extent on it); 1 if the hull has no extent
+cdef int axis_hitting(BSPTree t, const double* verts, int32_t nv, int32_t a, int32_t b,
+                      Cut* cut, double* off) noexcept nogil
 # a cut of the node whose hulls are `src`, its pair drawn in proportion to `weight`: a line
-# meeting the pair's hull (xs NULL) or separating it from xs; 1 if none could be drawn
+# meeting the pair's hull (xs NULL; along an axis with probability
+# `axis_rate`) or separating it from xs; 1 if none could be drawn
 cdef int draw_cut(BSPTree t, const double* src, const double* weight, double total,
                   const double* xs, Cut* cut) noexcept nogil
 # cut leaf `node` at `time` (HullCut); its kept points go to the children

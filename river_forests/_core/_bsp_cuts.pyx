@@ -36,12 +36,43 @@ cdef int32_t pick_pair(BSPTree t, const double* src, const double* weight, doubl
     return picked
 
 
+cdef int axis_hitting(BSPTree t, const double* verts, int32_t nv, int32_t a, int32_t b,
+                      Cut* cut, double* off) noexcept nogil:
+    """A line along one axis of the pair (a, b) meeting the hull `verts` (nv vertices,
+    relative to `origin`): the axis drawn in proportion to the hull's extent along it (root
+    units), the position uniformly across that extent, as a Mondrian cut of the hull's
+    bounding box. Returns 1 if the hull has no extent."""
+    cdef double lo[2]
+    cdef double hi[2]
+    cdef double ext[2]
+    cdef int32_t q, k
+    if nv < 2:
+        return 1
+    for k in range(2):
+        lo[k] = verts[k]
+        hi[k] = verts[k]
+    for q in range(1, nv):
+        for k in range(2):
+            lo[k] = min(lo[k], verts[2 * q + k])
+            hi[k] = max(hi[k], verts[2 * q + k])
+    ext[0] = t.inp.scale[a] * (hi[0] - lo[0])
+    ext[1] = t.inp.scale[b] * (hi[1] - lo[1])
+    if not ext[0] + ext[1] > 0.0:
+        return 1
+    k = 0 if rng_uniform(&t.rng) * (ext[0] + ext[1]) < ext[0] else 1
+    cut.ca = t.inp.scale[a] if k == 0 else 0.0
+    cut.cb = t.inp.scale[b] if k == 1 else 0.0
+    off[0] = (cut.ca + cut.cb) * (lo[k] + rng_uniform(&t.rng) * (hi[k] - lo[k]))
+    return 0
+
+
 cdef int draw_cut(BSPTree t, const double* src, const double* weight, double total,
                   const double* xs, Cut* cut) noexcept nogil:
     """A cut of the node whose hulls are the block `src`: a pair drawn in proportion to
     `weight`, then a line of the line measure in it (in root units), meeting the pair's hull
     (HullCut) when `xs` is NULL, else separating the hull from the point xs (relative to
-    `origin`; GenCutNotCross). The line is then written in raw units. Returns 1 if no line
+    `origin`; GenCutNotCross). A HullCut line is instead along one axis of the pair with
+    probability `axis_rate` (`axis_hitting`). The line is then written in raw units. Returns 1 if no line
     could be drawn (no pair of positive weight, or a rounding)."""
     cdef const double* verts = NULL
     cdef int32_t nv = 0, a, b
@@ -51,7 +82,10 @@ cdef int draw_cut(BSPTree t, const double* src, const double* weight, double tot
         return 1
     a = t.pair_a[p]
     b = t.pair_b[p]
-    if xs == NULL:
+    if xs == NULL and t.axis_rate > 0.0 and rng_uniform(&t.rng) < t.axis_rate:
+        if axis_hitting(t, verts, nv, a, b, cut, &off) != 0:
+            return 1
+    elif xs == NULL:
         if line_hitting(verts, nv, t.inp.scale[a], t.inp.scale[b], region(t, 4), &t.rng,
                         &cut.ca, &cut.cb, &off) != 0:
             return 1

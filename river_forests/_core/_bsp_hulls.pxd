@@ -28,9 +28,11 @@ cdef size_t point_block(BSPTree t, const double* xs, double* out) noexcept nogil
 cdef double pair_perimeters(BSPTree t, const double* src, double* per) noexcept nogil
 # half the sum of the node's hull perimeters, in root units: the rate of its cuts
 cdef double hull_rate(BSPTree t, int32_t node) noexcept nogil
-# whether every hull of the node holds the point xs (relative to `origin`; missing holds)
+# whether every hull of the node holds the point xs, the sample being learned (relative to
+# `origin`; missing holds); false at once outside the node's box
 cdef bint holds(BSPTree t, int32_t node, const double* xs) noexcept nogil
 # the node's hulls with xs added into `block` (cells written, 0 if every hull holds xs), each
-# pair's perimeter increase into `delta`, half their sum into rate[0], grown[0] if one grew
+# pair's perimeter increase into `delta`, half their sum into rate[0], grown[0] if one grew;
+# `tested`: `holds` was found false already
 cdef int32_t extended(BSPTree t, int32_t node, const double* xs, double* block, double* delta,
-                      double* rate, bint* grown) except -1 nogil
+                      double* rate, bint* grown, bint tested) except -1 nogil

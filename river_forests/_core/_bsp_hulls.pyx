@@ -5,7 +5,7 @@ from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from ._box cimport round_down, round_up
+from ._box cimport outside, padded, round_down, round_up
 from ._bsp cimport BSPTree, region
 from ._bsp_pairs cimport load_pairs
 from ._hull cimport hull_add, hull_build, hull_contains, hull_perimeter, hull_reduce
@@ -156,13 +156,20 @@ cdef double hull_rate(BSPTree t, int32_t node) noexcept nogil:
 
 
 cdef bint holds(BSPTree t, int32_t node, const double* xs) noexcept nogil:
-    """Whether every hull of the node holds the point xs (a missing value holds)."""
+    """Whether every hull of the node holds the point xs (a missing value holds), for the
+    sample being learned (xs is `shifted`). A point outside the node's box is outside its
+    hulls, whose vertices are the points the box holds: that test costs a pass over the
+    features, the exact one a pass over every hull's vertices. (A hull past
+    `max_hull_vertices` is a superset that may stick out of the box by a sliver; a point
+    there is then taken as outside, and `extended` finds it inside, growing nothing.)"""
     cdef const double* src
-    cdef size_t pos = 0
+    cdef size_t pos = 0, row = <size_t>node * t.feature_capacity
     cdef int32_t p, m
     cdef double qa, qb
     if not pool_has(&t.hulls, node):
         return t.n_pairs == 0
+    if outside(t.below, t.above, t.lower + row, t.upper + row, padded(t.n_features)):
+        return False
     src = pool_block(&t.hulls, node)
     for p in range(t.n_pairs):
         m = <int32_t>src[pos]
@@ -175,11 +182,11 @@ cdef bint holds(BSPTree t, int32_t node, const double* xs) noexcept nogil:
 
 
 cdef int32_t extended(BSPTree t, int32_t node, const double* xs, double* block, double* delta,
-                      double* rate, bint* grown) except -1 nogil:
+                      double* rate, bint* grown, bint tested) except -1 nogil:
     """The node's hulls with the point xs (relative to `origin`) added, into `block`;
     delta[p] the perimeter increase of pair p (root units), rate[0] half their sum,
     grown[0] whether some hull grew. Returns the cells written (0, `block` untouched,
-    when x lies in every hull)."""
+    when x lies in every hull). `tested`: the caller found `holds` false already."""
     cdef const double* src = pool_block(&t.hulls, node) if pool_has(&t.hulls, node) else NULL
     cdef double* work = region(t, 4)
     cdef size_t pos = 0, at = 0
@@ -187,7 +194,7 @@ cdef int32_t extended(BSPTree t, int32_t node, const double* xs, double* block, 
     cdef double qa, qb, after
     rate[0] = 0.0
     grown[0] = False
-    if src != NULL and holds(t, node, xs):
+    if src != NULL and not tested and holds(t, node, xs):
         return 0  # the common case: nothing to copy
     for p in range(t.n_pairs):
         m = <int32_t>src[pos] if src != NULL else 0
