@@ -706,11 +706,11 @@ def test_partition_ignores_the_labels_of_a_tree(d):
 def test_forest_partition_ignores_the_labels():
     """A forest learning the same features with the same seed builds the same trees whatever
     the labels: classes 0/1, classes 'a', 'b', 'c' drawn at random, or the regressor with
-    random targets (under the classifier's support rule: the regressor's linear leaves ask
-    more points of a cell by default)."""
+    random targets (under the same support rule and axis cuts: the regressor's defaults
+    differ from the classifier's)."""
     data = uniform_stream(800, 3, seed=2)
     rng = random.Random(1)
-    models = [cls(n_estimators=2, seed=5, min_split_points=3)
+    models = [cls(n_estimators=2, seed=5, min_split_points=3, axis_rate=0.25)
               for cls in (BSPForestClassifier, BSPForestClassifier,
                           BSPForestRegressor, BSPForestRegressor)]
     for x, y in data:

@@ -1,26 +1,40 @@
 """Each node's hulls in the BSP tree (see `_bsp_hulls.pxd`)."""
 
+cdef enum:
+    HULL_SLACK = 2  # vertices a pair a new hull block has room for past its hulls
+
 from libc.math cimport floor, isfinite
 from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from ._box cimport outside, padded, round_down, round_up
-from ._bsp cimport BSPTree, region
+from ._bsp cimport BSPTree, block_cells, region
 from ._bsp_pairs cimport load_pairs
 from ._hull cimport hull_add, hull_build, hull_contains, hull_perimeter, hull_reduce
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_has
 
 
 cdef int set_hulls(BSPTree t, int32_t node, const double* block, size_t cells) except -1 nogil:
-    """Store `block` (scratch, never the pool's own cells) as the node's hulls."""
+    """Store `block` (scratch, never the pool's own cells) as the node's hulls: in place
+    when they fit the node's block (its cells past them zeroed), else in a new block with
+    room for `HULL_SLACK` more vertices a pair (at most the largest block). A hull grows by
+    a vertex at a time, at every node a point lands outside of: without the room, each
+    growth moved the block and left a hole the pool compacts away, a copy of every hull."""
     cdef double* dst
+    cdef size_t room
     if cells == 0:  # no pair: nothing to keep
         return pool_free(&t.hulls, node)
-    if pool_has(&t.hulls, node) and t.hulls.rows[node] == <int32_t>cells:
-        dst = pool_block(&t.hulls, node)  # same size: in place
+    if pool_has(&t.hulls, node) and <size_t>t.hulls.rows[node] >= cells:
+        dst = pool_block(&t.hulls, node)
+        room = <size_t>t.hulls.rows[node]
+        if room > cells:
+            memset(dst + cells, 0, (room - cells) * sizeof(double))
     else:
-        dst = pool_alloc(&t.hulls, node, <int32_t>cells)
+        room = cells + 2 * HULL_SLACK * <size_t>t.n_pairs
+        if room > block_cells(t):
+            room = cells if cells > block_cells(t) else block_cells(t)
+        dst = pool_alloc(&t.hulls, node, <int32_t>room)
     memcpy(dst, block, cells * sizeof(double))
     return 0
 

@@ -134,7 +134,7 @@ cdef bint hull_contains(const double* v, int32_t m, double px, double py) noexce
     """Whether (px, py) lies in the hull (its boundary included). Exact for the hull's own
     vertices; a point the hull was built from may test outside by a rounding, which only
     rebuilds the same hull."""
-    cdef int32_t k, n
+    cdef int32_t k, n, i
     if m <= 0:
         return False
     if m == 1:
@@ -143,11 +143,20 @@ cdef bint hull_contains(const double* v, int32_t m, double px, double py) noexce
         return (cross3(v[0], v[1], v[2], v[3], px, py) == 0.0
                 and min(v[0], v[2]) <= px <= max(v[0], v[2])
                 and min(v[1], v[3]) <= py <= max(v[1], v[3]))
-    for k in range(m):
-        n = k + 1 if k + 1 < m else 0
-        if cross3(v[2 * k], v[2 * k + 1], v[2 * n], v[2 * n + 1], px, py) < 0.0:
-            return False
-    return True
+    # the first and last edges, then the fan of triangles from vertex 0 by bisection: the
+    # wedge that holds the point's direction decides by its outer edge, O(log m)
+    if cross3(v[0], v[1], v[2], v[3], px, py) < 0.0 or \
+            cross3(v[2 * m - 2], v[2 * m - 1], v[0], v[1], px, py) < 0.0:
+        return False
+    k = 1
+    n = m - 1
+    while n - k > 1:
+        i = (k + n) >> 1
+        if cross3(v[0], v[1], v[2 * i], v[2 * i + 1], px, py) >= 0.0:
+            k = i
+        else:
+            n = i
+    return cross3(v[2 * k], v[2 * k + 1], v[2 * n], v[2 * n + 1], px, py) >= 0.0
 
 
 cdef double hull_perimeter(const double* v, int32_t m, double sx, double sy) noexcept nogil:
