@@ -95,9 +95,11 @@ class _BSPParams(Parametrized):
     _docs = {
         "memory_budget": shared_doc("memory_budget") + """ With
         ``max_pairs``, ``max_hull_vertices`` and ``max_leaf_points``, it sets how far a tree
-        grows: a cut needs room for its children's hulls, and a tree that has no room left
-        drops its kept points and hulls (they serve only to cut) and stops cutting, while its
-        node statistics keep learning. The hulls need room of their own, so the forest stops
+        grows: a cut needs room for its children's hulls. A tree short of room first halves
+        the points its leaves keep or the vertices its hulls keep (a hull then encloses its
+        data more loosely), as often as they allow; a tree that has no room left then drops
+        its kept points and hulls (they serve only to cut) and stops cutting, while its node
+        statistics keep learning. The hulls need room of their own, so the forest stops
         short of the budget. The default is 64 MB, four times the other forests': at 16 MB
         the hulls fill a tree's share before it has cut much (the documentation's BSP page
         gives the measurements and the ranks that chose it).""",

@@ -1057,6 +1057,42 @@ def test_a_tree_grown_out_under_a_byte_budget_stays_as_it_is():
     assert state["count"][state["root"]] == frozen["count"][frozen["root"]] + len(rows) - 1 - at
 
 
+def test_a_tree_short_of_bytes_halves_its_kept_points_and_hulls_before_it_grows_out():
+    """Under a byte budget a tree first gives room from its kept points and its hulls, half
+    of a cap at a time (the pool holding more bytes first, down to 8 points or vertices), and
+    goes on cutting; only when neither can give more does it grow out. Every leaf then keeps
+    at most the points, every hull at most the vertices, its caps say; a saved tree keeps its
+    caps. A larger budget never gives a tree fewer nodes."""
+    rows = list(_rbf(6000, 11))
+    model = BSPForestClassifier(n_estimators=2, seed=5, memory_budget="600KB")
+    lowered = None
+    for i, (x, y) in enumerate(rows):
+        model.learn_one(x, y)
+        tree = model._core.trees[0]
+        state = tree.get_state()
+        if lowered is None and (state["point_cap"] or state["vertex_cap"]):
+            lowered = (i, tree.node_count)
+        if state["grown_out"]:
+            break
+    assert lowered is not None, "the budget should lower a cap"
+    assert not state["grown_out"] or state["point_cap"] == state["vertex_cap"] == 8
+    # it went on cutting after the first cap was lowered
+    assert tree.node_count > lowered[1]
+    if not state["grown_out"]:
+        caps = (state["point_cap"] or 32, state["vertex_cap"] or 16)
+        assert state["stored"].max() <= caps[0]
+        for node in range(tree.node_count):
+            for p in range(len(tree.pair_slots())):
+                assert len(tree.hull(node, p)) <= caps[1]
+    nodes = []
+    for budget in ("300KB", "600KB", "2MB"):
+        m = BSPForestClassifier(n_estimators=2, seed=5, memory_budget=budget)
+        for x, y in rows[:3000]:
+            m.learn_one(x, y)
+        nodes.append(m.n_nodes)
+    assert nodes == sorted(nodes), nodes
+
+
 def test_accuracy_does_not_fall_on_a_stationary_stream():
     """On a stationary stream a consistent forest does not get worse: the last quarter's
     prequential accuracy is not below the second quarter's by more than two standard errors.

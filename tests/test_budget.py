@@ -93,15 +93,15 @@ def test_a_full_forest_measures_its_budget_within_ten_percent(cls):
     assert model.memory_bytes == model._raw_memory_usage
 
 
-#: a BSP tree that outgrows its byte budget drops its hulls and kept points and stops cutting
-#: for good (cutting again from hulls of one or two points made its accuracy fall, issue 45):
-#: the room they leave is not used by more nodes yet. Sharing the budget among nodes, hulls
-#: and kept points is issue 48's
+#: a BSP tree short of bytes halves the points its leaves keep and the vertices its hulls keep
+#: (down to 8) and goes on cutting (issue 48); when neither can give more, it drops them and
+#: stops cutting for good (cutting again from hulls of one or two points made its accuracy
+#: fall, issue 45): the room they leave, most of a tree's bytes, is not used by more nodes
 _UNSPENT = {river_forests.BSPForestClassifier, river_forests.BSPForestRegressor}
 
 
 @pytest.mark.parametrize("cls", [pytest.param(c, marks=pytest.mark.xfail(
-    strict=True, reason="a grown-out BSP tree leaves its hulls' room unused (issue 48)"))
+    strict=True, reason="a grown-out BSP tree leaves its hulls' room unused"))
     if c in _UNSPENT else c for c in CLASSES], ids=lambda c: c.__name__)
 def test_every_forest_uses_most_of_a_budget_it_outgrows(cls):
     if batch_native(cls):  # XForest grows its trees from batches: a long stream fills them

@@ -57,6 +57,9 @@ cdef class BSPTree(BoxTree):
     cdef long long n_inserted   # cuts inserted above a node for a point outside its hull
     cdef bint grown_out         # the tree dropped its hulls and kept points (node cap or byte
                                 # budget): it never cuts again, only its statistics learn
+    cdef int32_t vertex_cap     # vertices a stored hull keeps now, once the byte budget has
+                                # lowered it (`_bsp_budget.make_room`); 0: max_hull_vertices
+    cdef int32_t point_cap      # points a leaf keeps now, likewise; 0: max_leaf_points
 
     # --- scratch (not saved) ---
     cdef double* scratch
@@ -69,6 +72,18 @@ cdef class BSPTree(BoxTree):
     cdef int drop_growth(self) except -1 nogil
     cdef int32_t split_columns(self, int32_t node, int32_t* cols, double* shares) noexcept nogil
     cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil
+
+
+# --- the caps in force: the parameters, until the byte budget lowers them ---
+
+cdef inline int32_t hull_vertices(BSPTree t) noexcept nogil:
+    """Vertices a stored hull keeps now (a larger hull is replaced by a superset)."""
+    return t.vertex_cap if t.vertex_cap > 0 else t.max_hull_vertices
+
+
+cdef inline int32_t leaf_points(BSPTree t) noexcept nogil:
+    """Points a leaf keeps now (a uniform sample past it)."""
+    return t.point_cap if t.point_cap > 0 else t.max_leaf_points
 
 
 # --- the scratch's layout: regions of `scratch`, valid after `ensure_work` ---

@@ -35,9 +35,11 @@ measured against a range of two points mean nothing).
 Bounded memory: hulls keep at most `max_hull_vertices` vertices (a superset replaces a larger
 one), leaves keep at most `max_leaf_points` points (a uniform sample of the points they have
 seen, reservoir sampling), each tree cuts in at most `max_pairs` pairs of its slots (a uniform
-sample of the pairs, reservoir sampling as slots arrive), and a tree at `max_nodes`, which
-cannot cut any more, drops its kept points and its hulls (they serve only to cut): from then
-on it takes no byte more, its statistics learning along the paths.
+sample of the pairs, reservoir sampling as slots arrive). A tree short of bytes for new
+nodes first halves the points its leaves keep or the vertices its hulls keep
+(`_bsp_budget.make_room`), and a tree at `max_nodes`, or that can give no more room, drops
+its kept points and its hulls (they serve only to cut): from then on it takes no byte more,
+its statistics learning along the paths.
 
 The class routes a sample (`insert`, algorithm 4) and holds the tree's hooks; the pair
 sample, the hulls, the kept points, the cuts and the byte budget are modules of functions
@@ -58,7 +60,7 @@ from ._bsp_points import check_targets as _check_targets
 from ._tree import register_kind
 
 from ._boxtree cimport BoxTree, learn_node
-from ._bsp_budget cimport grow_out, nodes_fit
+from ._bsp_budget cimport grow_out, make_room, nodes_fit
 from ._bsp_cuts cimport cut_not_crossing, hull_cut
 from ._bsp_hulls cimport (clear_slot_hulls, entry_cells, extended, holds, hull_rate,
                           set_hulls)
@@ -123,6 +125,8 @@ cdef class BSPTree(BoxTree):
         declare_scalar(self, &self.n_cuts, b"n_cuts", SCALAR_I64, False, 0)
         declare_scalar(self, &self.n_inserted, b"n_inserted", SCALAR_I64, False, 0)
         declare_scalar(self, &self.grown_out, b"grown_out", SCALAR_BOOL, False)
+        declare_scalar(self, &self.vertex_cap, b"vertex_cap", SCALAR_I32, False, 0, 2**10)
+        declare_scalar(self, &self.point_cap, b"point_cap", SCALAR_I32, False, 0, 2**16)
 
     cdef int _start(self) except -1:
         self.hazard = rng_exponential(&self.rng, 1.0)
@@ -287,7 +291,8 @@ cdef class BSPTree(BoxTree):
             return self.insert(x, self.shifted, y, w)
         if new_budget > self.lifetime:
             self.grow_lifetime(new_budget)
-        if not self.can_add(2) and (self.points.live > 0 or self.hulls.live > 0):
+        if not self.can_add(2) and (self.points.live > 0 or self.hulls.live > 0) \
+                and not make_room(self):
             grow_out(self)
         return self.insert(x, self.shifted, y, w)
 

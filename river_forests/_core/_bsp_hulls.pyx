@@ -9,7 +9,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from ._box cimport outside, padded, round_down, round_up
-from ._bsp cimport BSPTree, block_cells, region
+from ._bsp cimport BSPTree, block_cells, hull_vertices, region
 from ._bsp_pairs cimport load_pairs
 from ._hull cimport hull_add, hull_build, hull_contains, hull_perimeter, hull_reduce
 from ._pool cimport pool_alloc, pool_block, pool_free, pool_has
@@ -111,8 +111,8 @@ cdef int point_hulls(BSPTree t, int32_t node, const double* pts, int32_t n) exce
                 buf[2 * k + 1] = vb - t.inp.origin[b]
                 k += 1
         m = hull_build(buf, k, work)
-        if m > t.max_hull_vertices:
-            m = hull_reduce(work, m, t.max_hull_vertices)
+        if m > hull_vertices(t):
+            m = hull_reduce(work, m, hull_vertices(t))
         out[at] = m
         memcpy(out + at + 1, work, 2 * <size_t>m * sizeof(double))
         at += entry_cells(m)
@@ -229,8 +229,8 @@ cdef int32_t extended(BSPTree t, int32_t node, const double* xs, double* block, 
             if after > 0.0:
                 delta[p] = after
                 rate[0] += 0.5 * after
-            if k > t.max_hull_vertices:
-                k = hull_reduce(work, k, t.max_hull_vertices)
+            if k > hull_vertices(t):
+                k = hull_reduce(work, k, hull_vertices(t))
             block[at] = k
             memcpy(block + at + 1, work, 2 * <size_t>k * sizeof(double))
             at += entry_cells(k)

@@ -5,7 +5,7 @@ from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from ._bsp cimport BSPTree, region
+from ._bsp cimport BSPTree, leaf_points, region
 from ._bsp_budget cimport points_fit
 from ._bsp_cuts cimport Cut
 from ._bsp_hulls cimport point_hulls
@@ -34,14 +34,15 @@ cdef int keep_point(BSPTree t, int32_t node, const double* x, double y, double w
     cdef double* row
     cdef double* tmp
     cdef double* dst
-    if not t.can_add(2) or t.max_leaf_points <= 0:
+    cdef int32_t cap = leaf_points(t)
+    if not t.can_add(2) or cap <= 0:
         return 0
-    if n < t.max_leaf_points:
+    if n < cap:
         rows = t.points.rows[node] if pool_has(&t.points, node) else 0
         if n >= rows:
             new_rows = 2 * rows if rows >= 2 else 2
-            if new_rows > t.max_leaf_points:
-                new_rows = t.max_leaf_points
+            if new_rows > cap:
+                new_rows = cap
             if t.max_bytes < NO_BYTE_CAP and not points_fit(t, new_rows * fc, 2 * new_rows):
                 return 0
             tmp = <double*>malloc((<size_t>n * (fc + 2) + 1) * sizeof(double))
@@ -61,7 +62,7 @@ cdef int keep_point(BSPTree t, int32_t node, const double* x, double y, double w
         t.stored[node] = n + 1
     else:
         k = <long long>rng_randint(&t.rng, <Py_ssize_t>t.count[node])
-        if k >= t.max_leaf_points:
+        if k >= cap:
             return 0
     row = pool_block(&t.points, node) + <size_t>k * fc
     for d in range(t.n_features):
