@@ -6,7 +6,7 @@ Two levers of ``BSPForestClassifier`` and ``BSPForestRegressor``:
 
 - ``min_split_points``: a node that has seen this many points or fewer is never cut (the
   paper's rule, with 3). A cell of three points supports a mean, not a linear model: the
-  regressor's linear leaves are tried at 3 (the paper's), 12, 24 and 48;
+  regressor's linear leaves are tried at 3 (the paper's), 12, 24, 32, 48 and 64;
 - ``axis_rate``: the probability that a budget cut runs along one axis of its pair instead of
   a line of the line measure (0: the paper's), so that a narrow or discrete feature paired
   with a wide one is cut too: the classifier at 0, 0.25 and 0.5, the regressor at 0.25 with
@@ -38,7 +38,9 @@ CONFIGS = {
         "support 3 (the paper's)": {"min_split_points": 3},
         "support 12": {"min_split_points": 12},
         "support 24": {"min_split_points": 24},
+        "support 32": {"min_split_points": 32},
         "support 48": {"min_split_points": 48},
+        "support 64": {"min_split_points": 64},
         "support 24, axis 0.25": {"min_split_points": 24, "axis_rate": 0.25},
     },
 }
