@@ -1109,3 +1109,47 @@ def test_accuracy_does_not_fall_on_a_stationary_stream():
     p2, p4 = q[1].mean(), q[3].mean()
     se = math.sqrt(p2 * (1 - p2) / len(q[1]) + p4 * (1 - p4) / len(q[3]))
     assert p4 >= p2 - 2 * se, (p2, p4)
+
+
+def test_the_support_rule_and_axis_rate_reach_the_trees_and_refuse_bad_values():
+    """``min_split_points="auto"`` is the paper's 3 for the classifier and for mean leaves and
+    more for linear leaves, whose model three points cannot fit; a number is taken as given.
+    ``axis_rate`` is a probability. Bad values are a ValueError."""
+    def support(model):
+        model.learn_one({"a": 0.0, "b": 1.0}, 1.0 if isinstance(model, BSPForestRegressor) else 1)
+        return {t.get_state()["min_points"] for t in model._core.trees}
+
+    assert support(BSPForestClassifier(n_estimators=2)) == {3.0}
+    assert support(BSPForestRegressor(n_estimators=2, leaf_model="mean")) == {3.0}
+    linear = support(BSPForestRegressor(n_estimators=2))
+    assert len(linear) == 1 and linear.pop() > 3.0
+    assert support(BSPForestRegressor(n_estimators=2, min_split_points=7)) == {7.0}
+    for bad in (-1, 2.5, "many", None, True):
+        with pytest.raises(ValueError):
+            BSPForestRegressor(min_split_points=bad)
+    for bad in (-0.1, 1.5, float("nan"), "half"):
+        with pytest.raises(ValueError):
+            BSPForestClassifier(axis_rate=bad)
+
+
+def test_axis_cuts_are_parallel_to_an_axis_and_the_paper_s_lines_are_not():
+    """With ``axis_rate=1`` every cut drawn as the budget grows has one zero coefficient (a
+    cut inserted above a node for a point outside its hull is the paper's either way); with
+    0, none has."""
+    data = uniform_stream(1500, 3, seed=4)
+
+    def zero_coefficients(rate):
+        model = BSPForestClassifier(n_estimators=2, seed=3, axis_rate=rate)
+        for x, y in data:
+            model.learn_one(x, y)
+        zeros = cuts = 0
+        for tree in model.trees:
+            state = tree.get_state()
+            inner = state["left"] >= 0
+            zeros += int(np.sum(((state["coef_a"] == 0) | (state["coef_b"] == 0)) & inner))
+            cuts += tree.cuts
+        return zeros, cuts
+
+    zeros, cuts = zero_coefficients(1.0)
+    assert cuts > 20 and zeros >= cuts
+    assert zero_coefficients(0.0)[0] == 0

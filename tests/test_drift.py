@@ -866,14 +866,20 @@ def test_a_false_alarm_keeps_the_grown_tree_when_better(cls):
     about as the forest without detectors (within 1 point of accuracy, 3% of MAE: a young
     tree's linear leaves are behind a grown tree's for longer than its mean leaves, and the
     duels score a background tree on the rows since it started; the purely random
-    regressor's cost 2.3%)."""
+    regressor's cost 2.3%). Averaged over three seeds of the forests: on this short stream
+    the forest without detectors scores from 0.19 to 0.31 by seed (the BSP classifier), and
+    one seed's duels may cost 1.3 points where the others' gain 4 to 6."""
     data = stationary(cls, N_SHORT)
     dets = lambda: dict(drift_detector=drift.DummyDriftDetector(t_0=100, seed=0))  # noqa: E731
-    plain = np.mean(run(make(cls), data))
-    duels = make(cls, dets(), background_swap="when_better")
-    at_once = make(cls, dets(), background_swap="at_drift")
-    err_duels, err_at_once = np.mean(run(duels, data)), np.mean(run(at_once, data))
-    assert sum(duels.swaps_per_tree) < sum(at_once.swaps_per_tree)
+    plain, err_duels, err_at_once = [], [], []
+    for seed in (1, 2, 3):
+        plain.append(np.mean(run(make(cls, seed=seed), data)))
+        duels = make(cls, dets(), background_swap="when_better", seed=seed)
+        at_once = make(cls, dets(), background_swap="at_drift", seed=seed)
+        err_duels.append(np.mean(run(duels, data)))
+        err_at_once.append(np.mean(run(at_once, data)))
+        assert sum(duels.swaps_per_tree) < sum(at_once.swaps_per_tree)
+    plain, err_duels, err_at_once = np.mean(plain), np.mean(err_duels), np.mean(err_at_once)
     if is_classifier(cls):
         assert err_duels <= plain + 0.01, (err_duels, plain, err_at_once)
     else:
