@@ -95,14 +95,19 @@ def test_seed(r: int) -> int:
 # ---------------------------------------------------------------------------- the measurements
 
 def run_one(r: int, d: int, name: str, sizes: list[int]) -> dict:
-    """Model `name` on repeat r's stream, setup d: per checkpoint n, the RMSE vs y and vs f(x),
-    the seconds spent in ``learn_many`` so far and the nodes per tree."""
+    """Model `name` on repeat r's stream, setup d (`learn_and_score`)."""
+    return learn_and_score(ALL_MODELS[name](r), r, d, sizes)
+
+
+def learn_and_score(model, r: int, d: int, sizes: list[int]) -> dict:
+    """`model` learns repeat r's training stream, setup d, in chunks of ``CHUNK``: per
+    checkpoint n, the RMSE on the test rows vs y and vs f(x), the seconds spent in
+    ``learn_many`` so far, the nodes per tree and the model's size (river's measure)."""
     cols = SETUPS[d]
     X, y, _ = sample(train_seed(r), max(sizes))
     Xt, yt, ft = sample(test_seed(r), N_TEST)
     ys = pd.Series(y, index=X.index)
-    model = ALL_MODELS[name](r)
-    out = {"n": [], "rmse_y": [], "rmse_f": [], "train_s": [], "nodes": []}
+    out = {"n": [], "rmse_y": [], "rmse_f": [], "train_s": [], "nodes": [], "memory": []}
     spent, seen = 0.0, 0
     for n in sorted(sizes):
         t0 = time.perf_counter()
@@ -117,6 +122,7 @@ def run_one(r: int, d: int, name: str, sizes: list[int]) -> dict:
         out["rmse_f"].append(float(np.sqrt(np.mean((pred - ft) ** 2))))
         out["train_s"].append(float(spent))
         out["nodes"].append(float(model.n_nodes / TREES))
+        out["memory"].append(int(model._raw_memory_usage))
     return out
 
 

@@ -21,14 +21,11 @@ schedule and the support rule let them). Writes
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from benchmarks.experiments import _common
 
 NAME = "bsp_frontier"
 TREES = 10
-CHUNK = 100
-N_TEST = 2_000
 BUDGETS = ["2MB", "4MB", "8MB", "16MB", "32MB", "64MB", "128MB", None]
 QUICK_BUDGETS = ["2MB", "64MB", None]
 SIZES = [5_000, 20_000]
@@ -63,32 +60,23 @@ def measure(params: dict) -> dict:
 
     from benchmarks.experiments import bsp_friedman
 
-    r, d = params["repeat"], params["d"]
-    cols = bsp_friedman.SETUPS[d]
-    X, y, _ = bsp_friedman.sample(bsp_friedman.train_seed(r), max(params["sizes"]))
-    Xt, yt, _ = bsp_friedman.sample(bsp_friedman.test_seed(r), N_TEST)
-    ys = pd.Series(y, index=X.index)
     # no byte budget: a node cap the trees never reach stands for none (memory must be bounded)
     cap = {} if params["budget"] else {"max_nodes": UNCAPPED}
-    model = BSPForestRegressor(n_estimators=TREES, seed=r, memory_budget=params["budget"],
-                               **cap, **CONFIGS[params["config"]])
-    out, seen = {}, 0
-    for n in params["sizes"]:
-        for start in range(seen, n, CHUNK):
-            model.learn_many(X.iloc[start:min(start + CHUNK, n), cols], ys.iloc[start:min(start + CHUNK, n)])
-        seen = n
-        pred = model.predict_many(Xt.iloc[:, cols]).to_numpy(dtype=float)
-        out[str(n)] = {"rmse": float(np.sqrt(np.mean((pred - yt) ** 2))),
-                       "nodes": model.n_nodes / TREES, "memory": int(model._raw_memory_usage)}
-    return out
+    model = BSPForestRegressor(n_estimators=TREES, seed=params["repeat"],
+                               memory_budget=params["budget"], **cap, **CONFIGS[params["config"]])
+    run = bsp_friedman.learn_and_score(model, params["repeat"], params["d"], params["sizes"])
+    return {str(n): {"rmse": run["rmse_y"][i], "nodes": run["nodes"][i],
+                     "memory": run["memory"][i]} for i, n in enumerate(run["n"])}
 
 
 def report(results: dict, quick: bool) -> None:
+    from benchmarks.experiments import bsp_friedman
+
     budgets, sizes, repeats, ds = _plan(quick)
     md, png = _common.outputs(NAME, quick)
     lines = _common.opening(
         NAME, quick, "The BSP regressor's accuracy against its memory budget (Friedman)",
-        f"{TREES} trees, seeds 0 to {repeats - 1}; RMSE against the noisy y on {N_TEST:,} held-out "
+        f"{TREES} trees, seeds 0 to {repeats - 1}; RMSE against the noisy y on {bsp_friedman.N_TEST:,} held-out "
         "rows, mean over the repeats (nodes per tree; the model's size at the end, MB)",
         jobs(quick), results)
     plt = _common.pyplot()
