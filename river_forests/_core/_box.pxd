@@ -9,6 +9,9 @@
 # exact one. Half the bytes of float64 boxes: twice the nodes in the same memory, and half
 # the memory traffic of a root-to-leaf walk, most of whose bytes are box rows.
 
+from libc.stdint cimport uint64_t
+
+
 # The float32 next to a finite or infinite float32 f, by its bits: what nextafterf(f, -inf)
 # and nextafterf(f, +inf) give, without a libm call per value, and the rounding written
 # with selects rather than branches (whether a value rounds up or down is a coin toss the
@@ -40,6 +43,24 @@ cdef extern from *:
     """
     float rf_round_down(double v) noexcept nogil
     float rf_round_up(double v) noexcept nogil
+
+
+# The lowest set bit's index of a nonzero mask (gcc's and clang's builtin; MSVC's intrinsic).
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int rf_lowest_bit(uint64_t m) {
+        unsigned long i;
+        _BitScanForward64(&i, m);
+        return (int)i;
+    }
+    #else
+    static inline int rf_lowest_bit(uint64_t m) { return __builtin_ctzll(m); }
+    #endif
+    """
+    int rf_lowest_bit(uint64_t m) noexcept nogil
 
 
 cdef inline float round_down(double v) noexcept nogil:
@@ -104,5 +125,40 @@ cdef inline void stretch_box(float* lo, float* hi, const float* below, const flo
     vectorizes; a caller knows whether the box grows from `outside`."""
     cdef int d
     for d in range(n):
+        lo[d] = below[d] if below[d] < lo[d] else lo[d]
+        hi[d] = above[d] if above[d] > hi[d] else hi[d]
+
+
+# The same tests on the slots a sample sets, for a sparse sample: `mask` has bit d set for each
+# slot d < 64 the point has a value in (`BoxTree.shift`; DENSE_ROW, every bit, for a sample
+# that is not sparse: the dense loops then). A missing value neither lies outside
+# a box nor stretches it, so skipping the unset slots gives the dense loops' answers, and a
+# sum over the set slots in ascending order (`rf_lowest_bit`) adds the same terms in the same
+# order as the dense loop, which adds +0.0 for each unset one.
+
+cdef enum:
+    # `BoxTree.shift`'s answer for a sample that is not sparse: the dense loops
+    DENSE_ROW = -1  # as a uint64_t: every bit set
+
+
+cdef inline bint outside_set(const float* below, const float* above, const float* lo,
+                             const float* hi, uint64_t mask) noexcept nogil:
+    """`outside`, over the slots in `mask`."""
+    cdef int d
+    cdef int out = 0
+    while mask:
+        d = rf_lowest_bit(mask)
+        mask &= mask - 1
+        out |= (below[d] < lo[d]) | (above[d] > hi[d])
+    return out != 0
+
+
+cdef inline void stretch_set(float* lo, float* hi, const float* below, const float* above,
+                             uint64_t mask) noexcept nogil:
+    """`stretch_box`, over the slots in `mask`."""
+    cdef int d
+    while mask:
+        d = rf_lowest_bit(mask)
+        mask &= mask - 1
         lo[d] = below[d] if below[d] < lo[d] else lo[d]
         hi[d] = above[d] if above[d] > hi[d] else hi[d]

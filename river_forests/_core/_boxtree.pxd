@@ -7,7 +7,7 @@
 # for a cuttable leaf of the purely random tree, half its projected hulls' perimeters for BSP)
 # and how it splits one (`split_leaf`).
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 
 from ._leaf_linear cimport LinearTree, model_learn
 
@@ -34,10 +34,12 @@ cdef class BoxTree(LinearTree):
                                 # before the next split from lifetime growth (an Exp(1) draw)
 
     # boxes
-    cdef void shift(self, const double* x) noexcept nogil
+    cdef uint64_t shift(self, const double* x) noexcept nogil
     cdef void stretch(self, int32_t node) noexcept nogil
+    cdef void stretch_slots(self, int32_t node, uint64_t slots) noexcept nogil
+    cdef bint outside_box(self, int32_t node, uint64_t slots) noexcept nogil
     cdef double leaf_size(self, int32_t node) noexcept nogil
-    cdef int maybe_rescale(self, const double* xs) except -1 nogil
+    cdef int maybe_rescale(self, const double* xs, uint64_t slots) except -1 nogil
 
     # linear leaves
     cdef double load_z(self, const double* x) noexcept nogil
@@ -47,6 +49,7 @@ cdef class BoxTree(LinearTree):
     cdef double leaf_rate(self, int32_t node) noexcept nogil
     cdef void propagate_rate(self, int32_t node, double delta) noexcept nogil
     cdef int recompute_rates(self) except -1 nogil
+    cdef int rates_after_clear(self, int32_t slot) except -1 nogil
     cdef int free_twig(self, int32_t node) except -1 nogil
     cdef int32_t pick_leaf(self) noexcept nogil
     cdef int grow_lifetime(self, double new_lifetime) except -1 nogil

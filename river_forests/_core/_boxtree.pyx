@@ -10,12 +10,13 @@ times `scale` (`load_z`), and the models follow a rescale (`maybe_rescale`).
 """
 
 from libc.math cimport INFINITY, NAN
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from ._box cimport bracket, padded, stretch_box
+from ._box cimport (DENSE_ROW, bracket, outside, outside_set, padded, rf_lowest_bit,
+                   stretch_box, stretch_set)
 from ._leaf_linear cimport (LinearTree, declare_input, declare_input_z, declare_models,
                             input_clear_slot, input_load, input_outgrown, input_rescale_begin,
                             input_rescale_end, input_set_span, model_gain, models_clear_input)
@@ -23,6 +24,11 @@ from ._random cimport rng_exponential, rng_uniform
 from ._tree cimport CELL_F32, CELL_F64, ROWS_NODE, ROWS_SLOT
 from ._tree_table cimport declare_array
 from ._tree_refit cimport order_nodes
+
+
+cdef enum:
+    # a sample setting at most one in this many of a tree's slots takes the sparse box loops
+    SPARSE_SHARE = 8
 
 
 cdef class BoxTree(LinearTree):
@@ -71,6 +77,11 @@ cdef class BoxTree(LinearTree):
             self.lower[<size_t>j * stride + slot] = INFINITY
             self.upper[<size_t>j * stride + slot] = -INFINITY
         input_clear_slot(&self.inp, NULL, NULL, slot)
+        return self.rates_after_clear(slot)
+
+    cdef int rates_after_clear(self, int32_t slot) except -1 nogil:
+        """The split rates once `slot` is cleared from every box: rebuilt (`recompute_rates`);
+        a kind whose rates are counts updates only the leaves that change."""
         return self.recompute_rates()
 
     def arrays(self):
@@ -98,54 +109,110 @@ cdef class BoxTree(LinearTree):
 
     # ---------------------------------------------------------------- boxes
 
-    cdef void shift(self, const double* x) noexcept nogil:
+    cdef uint64_t shift(self, const double* x) noexcept nogil:
         """`shifted` = the tree's slots of x (a registry row) minus origin, a feature's first
         value becoming its origin, and its float32 bracket `below` / `above`, what the box
-        tests use."""
-        cdef int32_t d
+        tests use. Returns the slots x sets, as a mask (bit d for slot d), when x is sparse
+        (sets at most one in SPARSE_SHARE of the tree's slots, at most 64 slots: a bag of
+        words, a one-hot table), else DENSE_ROW: the box loops given that mask
+        (`outside_box`, `stretch_slots`, `maybe_rescale`) then go over the set slots only,
+        with the same answers."""
+        cdef int32_t d, n_set = 0
         cdef double v
+        cdef uint64_t mask = 0
         for d in range(self.n_features):
             v = x[self.columns[d]]
-            if v == v and self.inp.origin[d] != self.inp.origin[d]:
-                self.inp.origin[d] = v
+            if v == v:
+                if self.inp.origin[d] != self.inp.origin[d]:
+                    self.inp.origin[d] = v
+                n_set += 1
+                if d < 64:
+                    mask |= (<uint64_t>1) << d
             self.shifted[d] = v - self.inp.origin[d]
         bracket(self.shifted, self.below, self.above, self.n_features)
+        if self.n_features <= 64 and n_set * SPARSE_SHARE <= self.n_features:
+            return mask
+        return <uint64_t>DENSE_ROW
 
     cdef void stretch(self, int32_t node) noexcept nogil:
         """Stretch the node's box to hold the sample being learned (missing values never do).
-        It grows exactly when `_box.outside` says the sample lies outside it."""
+        It grows exactly when `outside_box` says the sample lies outside it."""
         cdef size_t row = <size_t>node * self.feature_capacity
         stretch_box(self.lower + row, self.upper + row, self.below, self.above,
                     padded(self.n_features))
 
+    cdef void stretch_slots(self, int32_t node, uint64_t slots) noexcept nogil:
+        """`stretch`, given the sample's slots (`shift`)."""
+        cdef size_t row = <size_t>node * self.feature_capacity
+        if slots != <uint64_t>DENSE_ROW:
+            stretch_set(self.lower + row, self.upper + row, self.below, self.above, slots)
+        else:
+            stretch_box(self.lower + row, self.upper + row, self.below, self.above,
+                        padded(self.n_features))
+
+    cdef bint outside_box(self, int32_t node, uint64_t slots) noexcept nogil:
+        """Whether the sample being learned, whose slots `shift` gave, lies outside the node's
+        box or gives it its first value on a side (`_box.outside`)."""
+        cdef size_t row = <size_t>node * self.feature_capacity
+        if slots != <uint64_t>DENSE_ROW:
+            return outside_set(self.below, self.above, self.lower + row, self.upper + row, slots)
+        return outside(self.below, self.above, self.lower + row, self.upper + row,
+                       padded(self.n_features))
+
     cdef double leaf_size(self, int32_t node) noexcept nogil:
         """Scaled linear dimension sum_d scale_d * (upper_d - lower_d) of the node's box."""
         cdef size_t row = <size_t>node * self.feature_capacity
+        cdef const float* lo = self.lower + row
+        cdef const float* hi = self.upper + row
         cdef double s = 0.0, side
         cdef int32_t d
+        cdef uint64_t sides = 0
+        if self.n_features <= 64:
+            # the sides of positive length first (no dependency from one slot to the next), then
+            # their sum in ascending order: what the loop below adds, less its +0.0 terms; a
+            # box a sparse stream stretched has few
+            for d in range(self.n_features):
+                sides |= (<uint64_t>(hi[d] > lo[d])) << d
+            while sides:
+                d = rf_lowest_bit(sides)
+                sides &= sides - 1
+                s += self.inp.scale[d] * (<double>hi[d] - <double>lo[d])
+            return s
         for d in range(self.n_features):
             # a select, not a branch (whether a side is flat is data the predictor loses on);
             # adding scale * 0.0 leaves s exactly as skipping would
-            side = <double>self.upper[row + d] - <double>self.lower[row + d]
+            side = <double>hi[d] - <double>lo[d]
             s += self.inp.scale[d] * (side if side > 0.0 else 0.0)
         return s
 
-    cdef int maybe_rescale(self, const double* x) except -1 nogil:
-        """Refresh `scale` if x (shifted) stretches a root range past `rescale_factor` times
-        its snapshot; the linear models follow the new units (`z` keeps the old ones)."""
+    cdef int maybe_rescale(self, const double* x, uint64_t slots) except -1 nogil:
+        """Refresh `scale` if x (shifted; its slots as `shift` gave them) stretches a root
+        range past `rescale_factor` times its snapshot; the linear models follow the new units
+        (`z` keeps the old ones)."""
         cdef size_t row = <size_t>self.root * self.feature_capacity
         cdef double lo, hi, v
         cdef int32_t d
         cdef int stale = 0
-        for d in range(self.n_features):
-            # branch-free, every sample: a missing v counts for nothing, and an empty side
-            # (+inf, -inf) stretched to a present v spans 0
-            v = x[d]
-            lo = self.lower[row + d]
-            hi = self.upper[row + d]
-            lo = v if v < lo else lo
-            hi = v if v > hi else hi
-            stale |= (v == v) & input_outgrown(&self.inp, d, hi - lo)
+        if slots != <uint64_t>DENSE_ROW:  # the slots x sets: a missing v counts for nothing
+            while slots:
+                d = rf_lowest_bit(slots)
+                slots &= slots - 1
+                v = x[d]
+                lo = self.lower[row + d]
+                hi = self.upper[row + d]
+                lo = v if v < lo else lo
+                hi = v if v > hi else hi
+                stale |= input_outgrown(&self.inp, d, hi - lo)
+        else:
+            for d in range(self.n_features):
+                # branch-free, every sample: a missing v counts for nothing, and an empty side
+                # (+inf, -inf) stretched to a present v spans 0
+                v = x[d]
+                lo = self.lower[row + d]
+                hi = self.upper[row + d]
+                lo = v if v < lo else lo
+                hi = v if v > hi else hi
+                stale |= (v == v) & input_outgrown(&self.inp, d, hi - lo)
         if not stale:
             return 0
         input_rescale_begin(&self.inp, &self.models, self.n_features)

@@ -50,7 +50,7 @@ cdef enum:
     DEF_WARMUP = 16
 
 from libc.math cimport INFINITY, NAN, fabs, pow
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.stdlib cimport free, realloc
 
 import numpy as np
@@ -265,10 +265,11 @@ cdef class BSPTree(BoxTree):
         cdef double new_budget, rate
         cdef int32_t cells
         cdef bint grown
+        cdef uint64_t slots
         sync_pairs(self)
         sync_points(self)
         self.ensure_work()
-        self.shift(x)
+        slots = self.shift(x)
         if self.n_seen <= self.warmup and not self.grown_out:
             # budget 0: the root only learns its hulls, box, points and statistics
             cells = extended(self, self.root, self.shifted, region(self, 0), region(self, 2),
@@ -280,7 +281,7 @@ cdef class BSPTree(BoxTree):
             learn_node(self, self.root, y, w, self.models_gain(x, w))
             keep_point(self, self.root, x, y, w)
             return 0
-        self.maybe_rescale(self.shifted)
+        self.maybe_rescale(self.shifted, slots)
         if self.consistent:
             new_budget = self.budget_scale * pow(<double>self.n_seen, 1.0 / (self.n_features + 2))
         else:

@@ -4,7 +4,7 @@
 # Beyond the paper, as options: recycling at the node cap, linear leaves (regression), and AMF's
 # aggregation over the prunings of the tree (see the module's docstring).
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 
 from ._boxtree cimport BoxTree
 
@@ -43,4 +43,5 @@ cdef class MondrianTree(BoxTree):
     cdef double aggregation_start(self, double* var) noexcept nogil
     cdef void update_weights_up(self, int32_t node) noexcept nogil
     cdef int aggregate_path(self, int32_t depth, double* out, int32_t n_out) except -1 nogil
-    cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil
+    cdef int insert(self, const double* x, const double* xs, uint64_t slots, double y,
+                    double w) except -1 nogil

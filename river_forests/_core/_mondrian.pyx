@@ -44,7 +44,7 @@ cdef double LOG2 = 0.6931471805599453
 
 
 from libc.math cimport INFINITY, exp, fabs, log, log1p, pow
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memcpy
 
 import numpy as np
@@ -52,7 +52,7 @@ import numpy as np
 from ._tree import register_kind
 
 from ._axis cimport child
-from ._box cimport extension, outside, padded
+from ._box cimport DENSE_ROW, extension, outside, outside_set, padded, rf_lowest_bit
 from ._boxtree cimport BoxTree
 from ._leaf_linear cimport model_copy, model_fit, model_gain, model_of, model_predict, model_value
 from ._random cimport rng_exponential, rng_uniform
@@ -346,8 +346,10 @@ cdef class MondrianTree(BoxTree):
             self.update_weights_up(s)
         return 0
 
-    cdef int insert(self, const double* x, const double* xs, double y, double w) except -1 nogil:
+    cdef int insert(self, const double* x, const double* xs, uint64_t slots, double y,
+                    double w) except -1 nogil:
         """Route x from the root, extending boxes and maybe splitting off x; update statistics.
+        `slots`: x's set slots (`BoxTree.shift`).
 
         The hot loop of the tree. Updating a node changes neither its split nor its
         children's weights, so the next node on the path is found before this one is
@@ -374,6 +376,8 @@ cdef class MondrianTree(BoxTree):
         cdef bint agg = self.use_aggregation
         cdef double prior = 0.0, var = 1.0, loss = 0.0, est, g = 0.0
         cdef bint fit = self.models.stride > 0
+        cdef bint sparse = slots != <uint64_t>DENSE_ROW  # the box loops over x's set slots
+        cdef uint64_t mask
         if fit:
             g = model_gain(self.linear_rate, w, self.load_z(x))
         if agg:
@@ -384,24 +388,35 @@ cdef class MondrianTree(BoxTree):
             leaf = self.left[j] < 0
             if not leaf:
                 nxt = self.path[k + 1] if kept > 0 else child(self, j, x)
-                prefetch_span(self.lower + <size_t>nxt * stride, row_bytes)
-                prefetch_span(self.upper + <size_t>nxt * stride, row_bytes)
+                if not sparse:  # a sparse x reads a few cells of a row, if any
+                    prefetch_span(self.lower + <size_t>nxt * stride, row_bytes)
+                    prefetch_span(self.upper + <size_t>nxt * stride, row_bytes)
             # x lies outside the box, or gives it its first value on a side
-            out = outside(below, above, lo_row, hi_row, n_cols)
+            if sparse:
+                out = outside_set(below, above, lo_row, hi_row, slots)
+            else:
+                out = outside(below, above, lo_row, hi_row, n_cols)
             if agg:
                 loss = self.node_loss(j, y, prior, var, &est)
                 prior = est
             if out and can_split:
                 total = 0.0
-                for d in range(n_features):
-                    total += scale[d] * extension(xs[d], lo_row[d], hi_row[d])
+                if sparse:  # the same terms in the same order: a missing slot adds +0.0
+                    mask = slots
+                    while mask:
+                        d = rf_lowest_bit(mask)
+                        mask &= mask - 1
+                        total += scale[d] * extension(xs[d], lo_row[d], hi_row[d])
+                else:
+                    for d in range(n_features):
+                        total += scale[d] * extension(xs[d], lo_row[d], hi_row[d])
                 if total > 0.0:
                     node_time = self.lifetime if leaf else self.tau[j]
                     e = parent_time + rng_exponential(&self.rng, total)
                     if e < node_time:
                         return self.split_above(j, x, xs, e, total, y, w, loss, g)
             if out:
-                self.stretch(j)
+                self.stretch_slots(j, slots)
             if agg:
                 self.logw[j] -= self.step * w * loss
             if fit:
@@ -438,7 +453,7 @@ cdef class MondrianTree(BoxTree):
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
         cdef double new_lifetime, prior, var, nz
-        self.shift(x)
+        cdef uint64_t slots = self.shift(x)
         if self.n_seen <= self.warmup:
             # lifetime 0: the root only learns its box and statistics (and its model, whose
             # intercept starts at the first target: the inputs start at 0, the origin)
@@ -456,7 +471,7 @@ cdef class MondrianTree(BoxTree):
                               self.weight[self.root], model_gain(self.linear_rate, w, nz))
             add_stats(self, self.root, y, w)
             return 0
-        self.maybe_rescale(self.shifted)
+        self.maybe_rescale(self.shifted, slots)
         if self.recycling and not self.can_add(2):
             self.recycle()
         if self.consistent:
@@ -465,7 +480,7 @@ cdef class MondrianTree(BoxTree):
             new_lifetime = self.fixed_lifetime
         if new_lifetime > self.lifetime:
             self.grow_lifetime(new_lifetime)
-        return self.insert(x, self.shifted, y, w)
+        return self.insert(x, self.shifted, slots, y, w)
 
     # ---------------------------------------------------------------- introspection, pickling
 

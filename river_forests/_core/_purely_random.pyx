@@ -37,10 +37,10 @@ cdef enum:
     # values of one coordinate a leaf waits for, all equal, before it draws another
     # coordinate (a continuous feature needs two values to be cut)
     REDRAW_AFTER = 4
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 
 from ._axis cimport child
-from ._box cimport outside, padded, round_down, round_up
+from ._box cimport round_down, round_up
 from ._boxtree cimport BoxTree, learn_node
 from ._leaf_linear cimport model_copy
 from ._random cimport rng_randint, rng_uniform
@@ -79,15 +79,31 @@ cdef class PurelyRandomTree(BoxTree):
 
     cdef double leaf_rate(self, int32_t node) noexcept nogil:
         """1 for a leaf that can be cut, 0 otherwise: the leaf to cut is uniform among them."""
-        cdef size_t row
+        cdef const float* lo
+        cdef const float* hi
         cdef int32_t d
+        cdef int cuttable = 0
         if self.scale_invariant:
             return 1.0 if self.pool_cuttable(node) else 0.0
-        row = <size_t>node * self.feature_capacity
-        for d in range(self.n_features):
-            if self.upper[row + d] > self.lower[row + d]:
-                return 1.0
-        return 0.0
+        lo = self.lower + <size_t>node * self.feature_capacity
+        hi = self.upper + <size_t>node * self.feature_capacity
+        for d in range(self.n_features):  # no early exit: a loop the compiler vectorizes
+            cuttable |= hi[d] > lo[d]
+        return 1.0 if cuttable else 0.0
+
+    cdef int rates_after_clear(self, int32_t slot) except -1 nogil:
+        """A leaf's rate is 0 or 1 (and a node's the count of cuttable leaves below it, exact
+        in a double): each leaf's rate is taken again, and only a leaf whose rate changes
+        (its reservoir was on `slot`, or `slot` was its box's only side of positive length)
+        updates its ancestors; the rates then are those `recompute_rates` gives."""
+        cdef int32_t j
+        cdef double r
+        for j in range(self.n_nodes):
+            if self.left[j] < 0:
+                r = self.leaf_rate(j)
+                if r != self.rate[j]:
+                    self.propagate_rate(j, r - self.rate[j])
+        return 0
 
     cdef bint pool_cuttable(self, int32_t node) noexcept nogil:
         """Whether the leaf's reservoir holds two distinct values."""
@@ -157,12 +173,12 @@ cdef class PurelyRandomTree(BoxTree):
 
     cdef int learn(self, const double* x, int32_t n_features, double y, double w) except -1 nogil:
         cdef int32_t j, leaf, due, depth, k
-        cdef size_t row
         cdef bint fit = self.models.stride > 0
+        cdef uint64_t slots = 0
         if fit or not self.scale_invariant:
-            self.shift(x)
+            slots = self.shift(x)
         if fit:  # linear leaves: their input's units, the root range (BoxTree)
-            self.maybe_rescale(self.shifted)
+            self.maybe_rescale(self.shifted, slots)
         depth = self.route(x)
         for k in range(depth - 1):
             add_stats(self, self.path[k], y, w)
@@ -173,10 +189,8 @@ cdef class PurelyRandomTree(BoxTree):
         if self.scale_invariant:
             self.offer(j, x)
         else:
-            row = <size_t>j * self.feature_capacity
-            if outside(self.below, self.above, self.lower + row, self.upper + row,
-                       padded(self.n_features)):
-                self.stretch(j)
+            if self.outside_box(j, slots):
+                self.stretch_slots(j, slots)
                 if self.rate[j] <= 0.0 and self.leaf_rate(j) > 0.0:
                     self.propagate_rate(j, 1.0)
         if fit:  # the root's box: the root range (a leaf's box stretched above already)
