@@ -227,12 +227,17 @@ cdef class FeatureRegistry:
         width = len(self.names)
         if len(cols) == width and (cols == np.arange(width)).all():
             out = np.array(values, dtype=np.float64, order="C")
-        else:
-            out = np.full((len(values), width), np.nan)
-            known = cols >= 0
-            out[:, cols[known]] = values[:, known]
+            with np.errstate(invalid="ignore"):
+                out[~(np.abs(out) <= MAX_ABS_VALUE)] = np.nan  # NaN, +/-inf or too large: missing
+            return out
+        # the frame's own columns are cleaned, then placed: a registry far wider than the
+        # frame (a bag of words) costs one pass over the new array, not four
+        known = cols >= 0
+        values = np.array(values[:, known], dtype=np.float64)
         with np.errstate(invalid="ignore"):
-            out[~(np.abs(out) <= MAX_ABS_VALUE)] = np.nan  # NaN, +/-inf or too large: missing
+            values[~(np.abs(values) <= MAX_ABS_VALUE)] = np.nan
+        out = np.full((len(values), width), np.nan)
+        out[:, cols[known]] = values
         return out
 
     def __reduce__(self):

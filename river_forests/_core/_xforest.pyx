@@ -184,6 +184,7 @@ cdef class XTree(LinearTree):
         cdef double* xs = NULL      # the rows grown from: the kept rows, then the batch's
         cdef double* ys = NULL
         cdef double* ws = NULL
+        cdef int32_t* slot_of = NULL  # slot s -> s: the splitter's columns of `xs`
         cdef const double* Xp
         cdef const double* yp
         cdef const double* block
@@ -253,9 +254,6 @@ cdef class XTree(LinearTree):
                     reached[k].row = i
                     k += 1
             qsort(reached, kept, sizeof(LeafRow), _by_leaf)
-            Xp = &X[0, 0] if d > 0 else NULL
-            yp = &y[0]
-            total = kept
             if self.kept_rows > 0:
                 # the rows the false roots kept (`kept_rows`) join the batch's, first
                 self.sync_kept()
@@ -263,47 +261,57 @@ cdef class XTree(LinearTree):
                     j = reached[k].leaf
                     if (k == 0 or j != reached[k - 1].leaf) and pool_has(&self.points, j):
                         n_old += self.points.rows[j]
+            # The rows grown from, in the tree's slots (row stride `fc`, slot s the registry
+            # column columns[s], NaN past n_features): the kept rows as they were kept, then
+            # every row of the batch (rows of bootstrap weight 0 as well: they keep their
+            # index), so n_old + n rows, not the n_old + kept that are grown from. A batch as
+            # wide as the registry (a bag of words: tens of thousands of columns) costs each
+            # tree its slots' cells only, and the splitter reads rows of `fc` cells.
+            fc = self.feature_capacity
+            total = n_old + kept
+            xs = <double*>_alloc(<size_t>(n_old + n) * fc * sizeof(double) + sizeof(double))
+            ys = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
+            ws = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
+            slot_of = <int32_t*>_alloc((<size_t>fc + 1) * sizeof(int32_t))
+            for s in range(<int32_t>fc):
+                slot_of[s] = s
+            reached = <LeafRow*>_grow(reached, <size_t>total * sizeof(LeafRow))
+            i = 0  # the old rows loaded so far
+            for k in range(kept):
+                j = reached[k].leaf
+                reached[k].row += n_old
+                if n_old == 0 or (k > 0 and j == reached[k - 1].leaf) \
+                        or not pool_has(&self.points, j):
+                    continue
+                for m in range(self.points.rows[j]):
+                    block = pool_block(&self.points, j) + <size_t>m * fc
+                    dst = xs + <size_t>i * fc
+                    for s in range(<int32_t>fc):
+                        dst[s] = block[s] if s < self.n_features and self.columns[s] < d \
+                            else NAN
+                    ys[i] = pool_block(&self.targets, j)[2 * m]
+                    ws[i] = pool_block(&self.targets, j)[2 * m + 1]
+                    reached[kept + i].leaf = j
+                    reached[kept + i].row = i
+                    i += 1
+                pool_free(&self.points, j)
+                pool_free(&self.targets, j)
+            for i in range(n):
+                block = row_of(X, i)
+                dst = xs + <size_t>(n_old + i) * fc
+                for s in range(<int32_t>fc):
+                    dst[s] = block[self.columns[s]] \
+                        if s < self.n_features and self.columns[s] < d else NAN
+                ys[n_old + i] = y[i]
+                ws[n_old + i] = w[i]
             if n_old > 0:
-                fc = self.feature_capacity
-                total = n_old + kept
-                # every row of the batch is copied (rows of bootstrap weight 0 as well: they
-                # keep their index), so n_old + n rows, not the n_old + kept that are grown from
-                xs = <double*>_alloc(<size_t>(n_old + n) * d * sizeof(double))
-                ys = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
-                ws = <double*>_alloc(<size_t>(n_old + n) * sizeof(double))
-                reached = <LeafRow*>_grow(reached, <size_t>total * sizeof(LeafRow))
-                i = 0  # the old rows loaded so far
-                for k in range(kept):
-                    j = reached[k].leaf
-                    reached[k].row += n_old
-                    if (k > 0 and j == reached[k - 1].leaf) or not pool_has(&self.points, j):
-                        continue
-                    for m in range(self.points.rows[j]):
-                        block = pool_block(&self.points, j) + <size_t>m * fc
-                        dst = xs + <size_t>i * d
-                        for a in range(d):
-                            dst[a] = NAN
-                        for s in range(self.n_features):
-                            if self.columns[s] < d:
-                                dst[self.columns[s]] = block[s]
-                        ys[i] = pool_block(&self.targets, j)[2 * m]
-                        ws[i] = pool_block(&self.targets, j)[2 * m + 1]
-                        reached[kept + i].leaf = j
-                        reached[kept + i].row = i
-                        i += 1
-                    pool_free(&self.points, j)
-                    pool_free(&self.targets, j)
-                for i in range(n):
-                    memcpy(xs + <size_t>(n_old + i) * d, row_of(X, i), <size_t>d * sizeof(double))
-                    ys[n_old + i] = y[i]
-                    ws[n_old + i] = w[i]
                 qsort(reached, total, sizeof(LeafRow), _by_leaf)
-                Xp = xs
-                yp = ys
-                row_stride = d
-                free(w)
-                w = ws
-                ws = NULL
+            Xp = xs
+            yp = ys
+            row_stride = fc
+            free(w)
+            w = ws
+            ws = NULL
             rows = <int32_t*>_alloc(<size_t>total * sizeof(int32_t))
             spare = <int32_t*>_alloc(<size_t>total * sizeof(int32_t))
             queue_cap = 16
@@ -351,15 +359,15 @@ cdef class XTree(LinearTree):
                         mixed = True
                         break
                 if mixed:
-                    best_split(&splitter, Xp if d > 0 else NULL, row_stride, rows + start,
-                               stop - start, yp, w, n_classes, self.columns, self.n_features,
-                               self.n_try(), self.criterion, &self.rng, &best)
+                    best_split(&splitter, Xp, row_stride, rows + start, stop - start, yp,
+                               w, n_classes, slot_of, self.n_features, self.n_try(),
+                               self.criterion, &self.rng, &best)
                 if not mixed or best.column < 0:
                     if keep != NULL:
                         keep[n_keep] = queue[head - 1]
                         n_keep += 1
                     continue
-                l = self.add_children(node, best.column, best.threshold)
+                l = self.add_children(node, self.columns[best.column], best.threshold)
                 self.n_splits += 1
                 # the rows' sides; a missing value goes to the heavier side (as `_axis.child`)
                 wl = 0.0
@@ -391,7 +399,7 @@ cdef class XTree(LinearTree):
                 for k in range(start, stop):
                     if fit:
                         g = model_gain(self.linear_rate, w[rows[k]], input_load(
-                            &self.inp, Xp + <size_t>rows[k] * row_stride, self.columns,
+                            &self.inp, Xp + <size_t>rows[k] * row_stride, slot_of,
                             self.n_features))
                     model_learn(&self.models, self, l if k < start + nl else l + 1, self.inp.z,
                                 yp[rows[k]], w[rows[k]], g)
@@ -431,11 +439,8 @@ cdef class XTree(LinearTree):
                     dst = pool_alloc(&self.points, node, m)
                     for k in range(m):
                         a = rows[keep[i].stop - m + k]
-                        for s in range(self.n_features):
-                            dst[<size_t>k * fc + s] = Xp[a * row_stride + self.columns[s]] \
-                                if self.columns[s] < d else NAN
-                        for s in range(self.n_features, <int32_t>fc):
-                            dst[<size_t>k * fc + s] = NAN
+                        memcpy(dst + <size_t>k * fc, Xp + <size_t>a * row_stride,
+                               fc * sizeof(double))
                     dst = pool_alloc(&self.targets, node, 2 * m)
                     for k in range(m):
                         a = rows[keep[i].stop - m + k]
@@ -452,6 +457,7 @@ cdef class XTree(LinearTree):
             free(xs)
             free(ys)
             free(ws)
+            free(slot_of)
         return 0
 
     # ---------------------------------------------------------------- kept rows
