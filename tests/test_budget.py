@@ -222,3 +222,130 @@ def test_background_trees_borrow_from_their_trees_within_the_budget(cls):
             assert background.max_bytes_ + object.__sizeof__(background) == share // 8
             assert tree.max_bytes_ + own == share - share // 8
     assert any(b is not None for b in core.watch.background)
+
+
+# ------------------------------------------------------------------ the measure's history
+# A forest measures once, when it is built, what it takes outside its trees (river's
+# `_raw_memory_usage`, `BaseForest._set_budget`), and the trees share out the rest. Before
+# saving went through `from_state` (cf7c34bc), unpickling set a forest's attributes into its
+# class's shared keys without adding a name: a process that had unpickled nine forests of a
+# class gave the next one it built a dict of its own, which river counts (832 bytes more for a
+# Mondrian classifier), so each tree's share was 832 / n_estimators smaller, and where the
+# budget binds the trees shed other nodes. That was the "sub-forest cloned on a Dask worker
+# learns differently run after run" of 6b4f8060: a worker that had unpickled the sub-forests
+# of an earlier run built its clones with smaller shares. These tests pin that a forest
+# learns the same whatever its process did before (see also test_dask.py).
+
+#: forests unpickled before the first one is built: more than the room CPython 3.11 leaves in
+#: a class's shared keys beside a forest's attributes
+UNPICKLED_FIRST = 12
+
+
+def _frames(n=3000, d=6, seed=0, classifier=True):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.random((n, d)), columns=[f"x{j}" for j in range(d)])
+    y = (X["x0"] + 0.3 * rng.random(n) > 0.6).astype(int)
+    return X, (y if classifier else y.astype(float) + X["x1"])
+
+
+def _shares(forest):
+    """What the forest measured at construction: its budget's parts."""
+    return tuple(forest._core.forest_state()["budget"])
+
+
+def clone_and_learn(template, seed, X, y):
+    """A clone of `template`, its budget's parts, and its predictions of `test` after learning
+    (X, y) in one thread: what `split="partitions", mix=False` once did on a worker."""
+    from river_forests._forest import serial
+
+    forest = template.clone({"seed": seed})
+    shares = _shares(forest)
+    with serial():
+        forest.learn_many(X, y)
+    return forest, shares
+
+
+def _digest(model, X):
+    import hashlib
+
+    import numpy as np
+
+    out = model.predict_proba_many(X) if "Classifier" in type(model).__name__ \
+        else model.predict_many(X)
+    return hashlib.sha1(np.ascontiguousarray(out.to_numpy()).tobytes()).hexdigest()
+
+
+def _template(cls):
+    """A 3-tree sub-forest of a 10-tree forest whose 2 MB budget binds on `_frames`' rows."""
+    from river_forests import distributed as rfd
+
+    model = cls(n_estimators=10, seed=11, memory_budget="2MB")
+    return model, model.clone({"n_estimators": 3, **rfd.partition_budget(model, 3)})
+
+
+def test_a_forest_built_after_unpickled_ones_learns_as_one_built_here(tmp_path):
+    """In a fresh interpreter (two hash seeds) that unpickles forests of every class before it
+    builds any, a clone learns as here: the same budget's parts, the same predictions."""
+    import os
+    import subprocess
+    import sys
+
+    from river_forests import distributed as rfd
+
+    cases, expected = [], {}
+    for cls in CLASSES:
+        X, y = _frames(classifier=cls in CLASSIFIERS)
+        model, template = _template(cls)
+        seed = rfd.partition_seed(model, 1)
+        here = pickle.loads(pickle.dumps(template, protocol=pickle.HIGHEST_PROTOCOL))
+        forest, shares = clone_and_learn(here, seed, X[:2500], y[:2500])
+        expected[cls.__name__] = (shares, _digest(forest, X[2500:]))
+        cases.append((cls.__name__, [template.clone() for _ in range(UNPICKLED_FIRST)], seed,
+                      X[:2500], y[:2500], X[2500:]))
+    payload = tmp_path / "cases.pkl"
+    payload.write_bytes(pickle.dumps(cases, protocol=pickle.HIGHEST_PROTOCOL))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    child = (
+        "import pickle, sys\n"
+        f"sys.path.insert(0, {root!r})\n"
+        f"cases = pickle.loads(open({str(payload)!r}, 'rb').read())  # every forest unpickled first\n"
+        "from tests.test_budget import clone_and_learn, _digest\n"
+        "out = {}\n"
+        "for name, templates, seed, X, y, test in cases:\n"
+        "    forest, shares = clone_and_learn(templates[0], seed, X, y)\n"
+        "    out[name] = (shares, _digest(forest, test))\n"
+        "sys.stdout.buffer.write(pickle.dumps(out))\n")
+    for hashseed in ("0", "1"):
+        done = subprocess.run([sys.executable, "-c", child], capture_output=True, timeout=600,
+                              env=dict(os.environ, PYTHONHASHSEED=hashseed))
+        assert done.returncode == 0, done.stderr.decode()[-3000:]
+        got = pickle.loads(done.stdout)
+        for name, (shares, digest) in expected.items():
+            assert got[name][0] == shares, f"{name}: budget {got[name][0]} there, {shares} here"
+            assert got[name][1] == digest, f"{name}: other predictions there"
+
+
+#: the regressors whose clone measures its budget a few bytes apart when the model it is
+#: cloned from was unpickled: two float parameters that share one object when the model is
+#: built from its defaults are two objects when it is rebuilt from its saved state, and
+#: river's walk counts a shared object once
+FLOAT_IDENTITY = {"MondrianForestRegressor", "BSPForestRegressor",
+                  "PurelyRandomForestRegressor", "XForestRegressor"}
+
+
+@pytest.mark.parametrize("cls", [
+    pytest.param(c, marks=pytest.mark.xfail(
+        c.__name__ in FLOAT_IDENTITY, strict=True,
+        reason="the budget's fixed part counts a float parameter once or twice, as its "
+               "default's object is shared or not: making the measure depend on values only "
+               "moves every budgeted result, left for a change that may")) for c in CLASSES],
+    ids=lambda c: c.__name__)
+def test_a_clone_of_an_unpickled_model_has_the_budget_of_a_clone_of_the_model(cls):
+    """The budget a forest measures at construction depends on its parameters' values, not on
+    which objects hold them."""
+    model, _ = _template(cls)
+    again = pickle.loads(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    assert _shares(again.clone({"seed": 5})) == _shares(model.clone({"seed": 5}))

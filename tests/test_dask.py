@@ -392,3 +392,54 @@ def test_bad_inputs_fail_clearly(client, monkeypatch):
     monkeypatch.setattr(distributed, "get_client", no_client)
     with pytest.raises(ValueError, match="Dask cluster"):
         rfd.learn(M(drift_detector=None), Xd, yd)
+
+
+def _receive(forests):
+    """A task that is sent forests, as a worker of split="partitions" is (sub-forests)."""
+    return len(forests)
+
+
+def test_a_forest_cloned_on_a_worker_learns_as_in_this_process():
+    """On a cluster of its own (workers that never built a forest), each worker first receives
+    forests, as a mix run's steps do, then clones a template and learns a partition: budget and
+    predictions as in this process, on both workers, twice; then split="partitions" without
+    mix, after a run with it, is the merge of the sub-forests made here (test_budget.py says
+    what once made a worker's clone learn otherwise)."""
+    from .test_budget import UNPICKLED_FIRST, _template, clone_and_learn
+
+    cls = river_forests.MondrianForestClassifier
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((3000, 6)), columns=[f"x{j}" for j in range(6)])
+    y = (X["x0"] + 0.3 * rng.random(3000) > 0.6).astype(int)
+    model, template = _template(cls)
+    Xd, yd = dd.from_pandas(X[:2400], npartitions=4), dd.from_pandas(y[:2400], npartitions=4)
+    parts = [(Xd.partitions[p].compute(), yd.partitions[p].compute()) for p in range(4)]
+    expected = []
+    for p in range(4):
+        forest, shares = clone_and_learn(template, rfd.partition_seed(model, p), *parts[p])
+        expected.append((shares, _predictions(forest, X[2400:])))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        workers = list(c.scheduler_info()["workers"])
+        for w in workers:
+            sent = [template.clone({"seed": i}) for i in range(UNPICKLED_FIRST)]
+            assert c.submit(_receive, sent, workers=[w], pure=False).result() == len(sent)
+        for _ in range(2):
+            for w in workers:
+                for p in range(4):
+                    forest, shares = c.submit(clone_and_learn, template,
+                                              rfd.partition_seed(model, p), *parts[p],
+                                              workers=[w], pure=False).result()
+                    assert shares == expected[p][0], (w, p)
+                    np.testing.assert_array_equal(_predictions(forest, X[2400:]),
+                                                  expected[p][1])
+        subs = []
+        for p in range(4):
+            sub = template.clone({"seed": rfd.partition_seed(model, p)})
+            sub.learn_many(*parts[p])
+            subs.append(sub)
+        merged = _predictions(river_forests.merge(subs), X[2400:])
+        rfd.learn(model, Xd, yd, split="partitions", mix=True, client=c)
+        apart = rfd.learn(model, Xd, yd, split="partitions", mix=False, client=c)
+        np.testing.assert_array_equal(_predictions(apart, X[2400:]), merged)
