@@ -1,7 +1,7 @@
 """Base against head: the speed of our forests at another commit and at this checkout, in one
 run, rounds interleaved.
 
-    python -m benchmarks.compare_builds 3c1d1d7                 # elec's first 10,000 rows and all of it
+    python -m benchmarks.compare_builds 3c1d1d7                 # elec's first 10,000 rows and all of it, the wide streams' first 2,000
     python -m benchmarks.compare_builds 3c1d1d7 --rounds 5 --rows 10000
     python -m benchmarks.compare_builds b0d5a9a2 --head-defaults drift_detector
 
@@ -11,7 +11,8 @@ build_ext --inplace``: a few minutes); the head is this checkout as built (``pip
 ``river_forests`` (checked) and this checkout's ``benchmarks`` (the same data for both): for
 every sequential classifier at its defaults (10 trees, seed 42), the samples/s of
 ``learn_one`` alone and of ``predict_proba_one`` then ``learn_one`` (test-then-train) over the
-first N rows of elec (read as ``experiments._common.samples`` reads them), the clock around
+first N rows of elec (read as ``experiments._common.samples`` reads them) and of the speed
+experiment's two wide streams (bag of words, a 1,000-column one-hot table), the clock around
 the whole loop. The best round of each is kept (a shared machine only ever adds time), and
 the head's speed is divided by the base's, and each build's predictions are digested (the
 same predictions in every round of both: the change kept the forests' behaviour). A default
@@ -33,17 +34,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FORESTS = ["MondrianForestClassifier", "PurelyRandomForestClassifier",
-           "StreamPartitionForestClassifier", "BSPForestClassifier"]
+           "StreamPartitionForestClassifier", "BSPForestClassifier", "XForestClassifier"]
+#: the wide streams `--wide-rows` adds (`experiments.speed.samples`)
+WIDE = ["bag-of-words", "one-hot-1000"]
 
 #: one round in a child process: argv = [root of the river_forests to time, rows, ...]
 _CHILD = r"""
 import gc, hashlib, importlib, json, sys, time
-root, head, rows = sys.argv[1], sys.argv[2], [int(r) for r in sys.argv[3].split(",")]
+root, head, rows = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 given = json.loads(sys.argv[5])
 sys.path[:0] = [root, head]
 import river_forests
 assert river_forests.__file__.startswith(root), river_forests.__file__
-from benchmarks.experiments import _common
+from benchmarks.experiments.speed import samples
 
 def value(v):  # a river object as its class path and parameters
     if isinstance(v, dict) and "$class" in v:
@@ -52,8 +55,9 @@ def value(v):  # a river object as its class path and parameters
     return v
 
 out, digests = {}, {}
-for n in rows:
-    data = _common.samples("elec", n)
+for spec in rows:  # "stream:rows"
+    stream, n = spec.split(":")
+    data = samples(stream, int(n))
     gc.collect()
     gc.freeze()
     for name in sys.argv[4].split(","):
@@ -66,9 +70,9 @@ for n in rows:
                 if mode != "learn_one":
                     digest.update(repr(model.predict_proba_one(x)).encode())
                 model.learn_one(x, y)
-            out[f"{name}|{n}|{mode}"] = n / (time.perf_counter() - t)
+            out[f"{name}|{spec}|{mode}"] = len(data) / (time.perf_counter() - t)
             if mode != "learn_one":
-                digests[f"{name}|{n}"] = digest.hexdigest()
+                digests[f"{name}|{spec}"] = digest.hexdigest()
 print(json.dumps({"speed": out, "digests": digests}))
 """
 
@@ -136,22 +140,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("base", help="the commit to compare this checkout with")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 45_312])
+    parser.add_argument("--wide-rows", type=int, default=2_000,
+                        help="also the first N samples of the bag-of-words and 1,000-column "
+                             "one-hot streams (0: elec only)")
     parser.add_argument("--head-defaults", nargs="+", default=[], metavar="PARAM",
                         help="give both builds the head's defaults of these parameters (a "
                              "default changed between base and head, e.g. drift_detector)")
     args = parser.parse_args(argv)
     from benchmarks import store
-    from benchmarks.experiments import _common
+    from benchmarks.experiments.speed import samples
 
     base = _git("rev-parse", "--short=10", args.base)
     head = store.our_version()  # refuses a checkout with uncommitted changes to the code
     given = head_defaults(args.head_defaults)
+    specs = [f"elec:{n}" for n in args.rows] + \
+        ([f"{w}:{args.wide_rows}" for w in WIDE] if args.wide_rows > 0 else [])
     best: dict = {}
     digests: dict = {}
     with built(base) as tree:
         for r in range(args.rounds):
             for side, root in (("base", tree), ("head", ROOT)):
-                got = _round(root, args.rows, given)
+                got = _round(root, specs, given)
                 for key, speed in got["speed"].items():
                     best.setdefault(key, {}).setdefault(side, []).append(speed)
                 for key, digest in got["digests"].items():
@@ -159,34 +168,38 @@ def main(argv: list[str] | None = None) -> None:
             print(f"round {r + 1} of {args.rounds}", file=sys.stderr, flush=True)
     rows = []
     for key, sides in best.items():
-        name, n, mode = key.split("|")
+        name, spec, mode = key.split("|")
+        stream, n = spec.split(":")
         b, h = max(sides["base"]), max(sides["head"])
-        same = digests[f"{name}|{n}"]
-        rows.append([name.replace("ForestClassifier", ""), f"{int(n):,}", mode, f"{b:,.0f}",
+        same = digests[f"{name}|{spec}"]
+        rows.append([name.replace("ForestClassifier", ""), stream, f"{int(n):,}", mode, f"{b:,.0f}",
                      f"{h:,.0f}", f"{h / b:.2f}x",
                      "yes" if len(same["base"] | same["head"]) == 1 else "no"])
     flags, given_note = head_defaults_said(args.head_defaults)
     lines = [f"# Base {base} against head {head['commit'][:10]}", "",
              f"`python -m benchmarks.compare_builds {args.base} --rounds {args.rounds} --rows "
-             f"{' '.join(map(str, args.rows))}{flags}`; head code version `{head['key']}`; "
-             f"{_common.machine()}; load average {_common.load_average()}. elec's first rows, 10 "
+             f"{' '.join(map(str, args.rows))} --wide-rows {args.wide_rows}{flags}`; head code "
+             f"version `{head['key']}`; "
+             f"{_common.machine()}; load average {_common.load_average()}. The first rows of "
+             f"elec and of the wide streams (`experiments.speed.samples`), 10 "
              f"trees, seed 42, every forest at its defaults{given_note}; samples/s over the "
              f"whole loop, best of {args.rounds} interleaved rounds. 'same predictions': every "
              f"round of both builds predicted every row alike (a digest of the predictions).", ""]
-    lines += _common.markdown_table(["forest", "rows", "calls", f"base {base}", "head",
+    lines += _common.markdown_table(["forest", "stream", "rows", "calls", f"base {base}", "head",
                                      "head / base", "same predictions"], rows)
     # test-then-train's cost over learning alone, at each end
     lines += ["", "Test-then-train's cost over `learn_one` alone (learn_one samples/s over "
               "predict-then-learn samples/s):", ""]
     cost = []
     for name in FORESTS:
-        for n in args.rows:
-            k = f"{name}|{n}|"
+        for spec in specs:
+            k = f"{name}|{spec}|"
             sides = [max(best[k + "learn_one"][s]) / max(best[k + "predict then learn"][s])
                      for s in ("base", "head")]
-            cost.append([name.replace("ForestClassifier", ""), f"{n:,}", f"{sides[0]:.2f}",
-                         f"{sides[1]:.2f}"])
-    lines += _common.markdown_table(["forest", "rows", f"base {base}", "head"], cost)
+            stream, n = spec.split(":")
+            cost.append([name.replace("ForestClassifier", ""), stream, f"{int(n):,}",
+                         f"{sides[0]:.2f}", f"{sides[1]:.2f}"])
+    lines += _common.markdown_table(["forest", "stream", "rows", f"base {base}", "head"], cost)
     out = ROOT / "benchmarks" / "results" / "experiments" / "compare_builds.md"
     out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -20,6 +20,8 @@ Settings (one job each):
 * ``bag-of-words``: the benchmark's wide sparse stream (50,000-word vocabulary, 20 words a
   sample), its first ``WIDE_ROWS`` samples; our forests and river's ARF, with each model's
   size at the end (river's ``_raw_memory_usage``);
+* ``one-hot-1000``: a one-hot table of 1,000 columns (`one_hot_1000`), its first
+  ``WIDE_ROWS`` samples; as ``bag-of-words``;
 * ``test-then-train``: on elec's first 10,000 rows, each of our forests' time for
   ``learn_one`` alone against ``predict_proba_one`` then ``learn_one`` of the same sample
   (three rounds, best of each).
@@ -53,6 +55,8 @@ def jobs(quick: bool) -> list[tuple[str, dict]]:
         ("elec-all", {"setting": "elec", "rows": short or ELEC_ALL, "peers": RIVER}),
         ("bag-of-words", {"setting": "wide", "rows": QUICK_WIDE_ROWS if quick else WIDE_ROWS,
                           "peers": ["river ARF"]}),
+        ("one-hot-1000", {"setting": "wide", "stream": "one-hot-1000",
+                          "rows": QUICK_WIDE_ROWS if quick else WIDE_ROWS, "peers": ["river ARF"]}),
         ("test-then-train", {"setting": "overhead", "rows": short or 10_000, "peers": []}),
     ]
 
@@ -78,12 +82,46 @@ def _river(name: str):
     return forest.ARFClassifier(n_models=TREES, seed=SEED)
 
 
-def _data(params: dict) -> list:
-    if params["setting"] == "wide":
+def one_hot_1000(n: int, n_attributes: int = 10, n_values: int = 100, seed: int = 7) -> list:
+    """A one-hot table of 1,000 columns: `n_attributes` categorical attributes of `n_values`
+    values each, one-hot encoded into 0/1 columns, every column a key (a 0 is a value, as
+    river's ``OneHotEncoder`` gives it; an absent key would be a missing value to our forests,
+    and a column only ever 1 where present cannot be cut); the class (4 values) is set by two
+    of the attributes (whether each value is in a fixed third of its values), flipped for 5% of
+    the samples: the benchmark's 240-column ``one-hot`` stream, 1,000 columns wide."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    hot = [set(rng.choice(n_values, n_values // 3, replace=False).tolist()) for _ in range(2)]
+    zeros = {f"a{a}_{v}": 0.0 for a in range(n_attributes) for v in range(n_values)}
+    out = []
+    for _ in range(n):
+        values = rng.integers(n_values, size=n_attributes).tolist()
+        x = dict(zeros)
+        for a, v in enumerate(values):
+            x[f"a{a}_{v}"] = 1.0
+        y = 2 * int(values[0] in hot[0]) + int(values[3] in hot[1])
+        if rng.random() < 0.05:
+            y = int(rng.integers(4))
+        out.append((x, y))
+    return out
+
+
+def samples(stream: str, rows: int) -> list:
+    """The first `rows` samples of `stream`: ``elec``, the benchmark's ``bag-of-words``, or
+    ``one-hot-1000`` (`one_hot_1000`)."""
+    if stream == "bag-of-words":
         from benchmarks.streams import STREAMS
 
-        return STREAMS["bag-of-words"].samples()[:params["rows"]]
-    return _common.samples("elec", params["rows"])
+        return STREAMS["bag-of-words"].samples()[:rows]
+    if stream == "one-hot-1000":
+        return one_hot_1000(rows)
+    return _common.samples("elec", rows)
+
+
+def _data(params: dict) -> list:
+    return samples(params.get("stream", "elec" if params["setting"] != "wide" else "bag-of-words"),
+                   params["rows"])
 
 
 def _prequential(model, data, fed):
@@ -201,13 +239,18 @@ def report(results: dict, quick: bool) -> None:
                          f"{m['best'] / arf:,.1f}x" if arf else "—"])
         lines += [f"## {title} ({r['rows']:,} rows)", ""] + _common.markdown_table(
             ["model", "accuracy", "samples/s", "÷ river AMF", "÷ river ARF"], rows) + [""]
-    r = results.get("bag-of-words")
-    if r is not None:
+    for job, title in (("bag-of-words", "The wide sparse stream (bag of words, 50,000 words, "
+                                        "20 a sample"),
+                       ("one-hot-1000", "A one-hot table of 1,000 columns (10 of them 1 "
+                                        "a sample")):
+        r = results.get(job)
+        if r is None:
+            continue
         arf = r["models"].get("river ARF", {}).get("best")
         rows = [[label, f"{100 * m['accuracy']:.2f}%", f"{m['best']:,.0f}",
                  f"{m['best'] / arf:,.1f}x" if arf else "—", f"{m.get('memory', 0) / 1e6:,.1f}"]
                 for label, m in r["models"].items()]
-        lines += [f"## The wide sparse stream (bag of words, first {r['rows']:,} samples)", ""] + \
+        lines += [f"## {title}; first {r['rows']:,} samples)", ""] + \
             _common.markdown_table(["model", "accuracy", "samples/s", "÷ river ARF", "MB at the end"],
                                    rows) + [""]
     r = results.get("test-then-train")

@@ -27,8 +27,9 @@ budget):
 The rate is half the perimeters' sum, as in the paper's experiments (section 5: the
 parameter of the cost's exponential is L/2); the budget is tau_n = budget_scale *
 n^(1/(d+2)) (theorem 3). A node that has seen `min_points` points or fewer is never cut
-(algorithm 4, lines 2-3, with 3): a leaf whose next point arrives draws the cut it would have had since its
-birth, with the rate of its three-point hull, before that point goes down. The first
+(algorithm 4, lines 2-3, with 3; the forest's `min_split_points`): a leaf whose next point
+arrives draws the cut it would have had since its birth, with the rate of the hull of its
+`min_points` points, before that point goes down. The first
 `warmup` samples only build the root, for the reason of the Mondrian tree's warm-up (units
 measured against a range of two points mean nothing).
 
