@@ -657,8 +657,12 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         frame) and its column names. Raises a ValueError for duplicate column names and a
         TypeError naming the first column with a value that is neither a number nor a string;
         touches no model state."""
+        if _is_sparse(X):  # the dense frame it stands for (`_sparse`)
+            csr, names, _ = _sparse(X)
+            return _dense(csr), names
         if not isinstance(X, pd.DataFrame):
-            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+            raise TypeError(f"X must be a pandas DataFrame or a SciPy sparse matrix, got "
+                            f"{type(X).__name__}")
         if not X.columns.is_unique:
             dups = X.columns[X.columns.duplicated()].unique().tolist()
             raise ValueError(f"X has duplicate column names {dups!r}: each feature needs one column")
@@ -679,8 +683,9 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
     @staticmethod
     def _targets(X: pd.DataFrame, y) -> list:
         """`y` as a list in the order of `X`'s rows: a Series is aligned on X's index as pandas
-        aligns (same labels, any order); a Series with other labels is an error."""
-        if isinstance(y, pd.Series):
+        aligns (same labels, any order); a Series with other labels is an error. A matrix
+        has no index: its rows take y's values in order."""
+        if isinstance(y, pd.Series) and isinstance(X, pd.DataFrame):
             if not y.index.equals(X.index):
                 if not (len(y) == len(X) and y.index.is_unique and X.index.is_unique
                         and X.index.isin(y.index).all()):
@@ -693,11 +698,38 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         return list(y)
 
     def _learn_batch(self, X: pd.DataFrame, y) -> None:
+        if _is_sparse(X):
+            return self._learn_sparse(X, y)
         values, names = self._frame(X)
         ys = self._targets(X, y)
         # with detectors, a sequential forest's core learns the rows one at a time, watched
         self._core.learn_batch(values, names, ys, after=self._after_batch, make_tree=self._make,
                                **self._threads(len(values)))
+
+    def _learn_sparse(self, X, y) -> None:
+        """A SciPy sparse matrix or a frame of sparse columns: learned as the dense frame it
+        stands for (`_sparse`), a block of rows at a time, each block as wide as the registry
+        and at most SPARSE_BLOCK_BYTES: a sequential forest learns a batch row after row, so
+        the blocks learn what the whole would. A forest that learns in batches (XForest) takes
+        it as one batch, dense."""
+        csr, names, _ = _sparse(X)
+        ys = self._targets(X, y)
+        if len(ys) != csr.shape[0]:
+            raise ValueError(f"X has {csr.shape[0]} rows but y has {len(ys)}")
+        self._core.check_batch(range(csr.shape[0]), names, ys)  # every target first
+        step = csr.shape[0] if not self._learn_many_equals_learn_one \
+            else self._sparse_block(len(names))
+        for start in range(0, max(csr.shape[0], 1), step):
+            stop = start + step
+            self._core.learn_batch(_dense(csr[start:stop]), names, ys[start:stop],
+                                   after=self._after_batch, make_tree=self._make,
+                                   **self._threads(min(step, csr.shape[0])))
+
+    def _sparse_block(self, n_columns: int) -> int:
+        """Rows of a block of a sparse batch: at most SPARSE_BLOCK_BYTES as wide as the
+        registry will be (or the matrix, if wider)."""
+        width = max(n_columns, len(self._core.features.names))
+        return max(1, SPARSE_BLOCK_BYTES // (8 * max(width, 1)))
 
     def _threads(self, n_rows: int) -> dict:
         """How a batch of `n_rows` rows is learned: its trees shared out among the process's
@@ -708,7 +740,18 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         return {}
 
     def _predict_batch(self, X: pd.DataFrame) -> tuple[np.ndarray, list]:
-        """The aggregated predictions of X's rows and the labels of their columns."""
+        """The aggregated predictions of X's rows and the labels of their columns (a sparse
+        X a block of rows at a time, as `_learn_sparse`)."""
+        if _is_sparse(X):
+            csr, names, _ = _sparse(X)
+            step = self._sparse_block(len(names))
+            parts, labels = [], []
+            for start in range(0, csr.shape[0], step):
+                pred, labels = self._core.predict_batch(_dense(csr[start:start + step]), names)
+                parts.append(pred)
+            if not parts:
+                return self._core.predict_batch(np.empty((0, len(names))), names)
+            return (np.concatenate(parts) if len(parts) > 1 else parts[0]), labels
         values, names = self._frame(X)
         return self._core.predict_batch(values, names)
 
@@ -718,6 +761,70 @@ class BaseForest(Parametrized, base.Estimator, abc.ABC):
         on a batch, compiled, without a Python loop per row."""
         values, names = self._frame(X)
         return self._core.predict_trees_batch(values, names)
+
+
+#: the most bytes of a block of rows a sparse batch is densified into (`_learn_sparse`)
+SPARSE_BLOCK_BYTES = 8 << 20
+
+
+def _is_sparse(X) -> bool:
+    """Whether X is a SciPy sparse matrix or array, or a frame whose every column is sparse."""
+    if type(X).__module__.startswith("scipy.sparse"):
+        return True
+    return isinstance(X, pd.DataFrame) and X.shape[1] > 0 and all(
+        isinstance(t, pd.SparseDtype) for t in X.dtypes)
+
+
+def _sparse(X):
+    """(CSR matrix of float64, feature names, index) of a sparse X, with the meaning of a
+    value that is not stored: for a SciPy matrix, a missing value, as an absent key of a
+    dict (a bag of words as a matrix learns as the same words as dicts; store a 0 to give
+    one); for a frame's sparse columns, their fill value, as pandas means it (0, or NaN:
+    missing). The features of a SciPy matrix are its column numbers, 0 to n - 1."""
+    import scipy.sparse as sp
+
+    if isinstance(X, pd.DataFrame):
+        if not X.columns.is_unique:
+            dups = X.columns[X.columns.duplicated()].unique().tolist()
+            raise ValueError(f"X has duplicate column names {dups!r}: each feature needs one column")
+        if any(not pd.api.types.is_numeric_dtype(t.subtype) for t in X.dtypes):
+            raise TypeError("X's sparse columns must be numbers")
+        # each column's stored values, then its fill value where none is stored
+        cols = []
+        for j in range(X.shape[1]):
+            arr = X.iloc[:, j].array
+            fill = float(arr.fill_value)
+            stored = np.asarray(arr.sp_index.indices)
+            vals = np.asarray(arr.sp_values, dtype=np.float64)
+            if fill == fill:  # a number: the rows it stands for are that value
+                dense = np.full(len(arr), fill)
+                dense[stored] = vals
+                keep = np.arange(len(arr))
+                cols.append((keep, dense))
+            else:
+                cols.append((stored, vals))
+        rows = np.concatenate([c[0] for c in cols]) if cols else np.empty(0, np.intp)
+        data = np.concatenate([c[1] for c in cols]) if cols else np.empty(0)
+        colidx = np.concatenate([np.full(len(c[0]), j) for j, c in enumerate(cols)]) \
+            if cols else np.empty(0, np.intp)
+        csr = sp.csr_array((data, (rows, colidx)), shape=X.shape)
+        return csr, X.columns.tolist(), X.index
+    csr = sp.csr_array(X, dtype=np.float64)
+    csr.sum_duplicates()
+    return csr, list(range(csr.shape[1])), pd.RangeIndex(csr.shape[0])
+
+
+def _index(X):
+    """The index of the answers for X's rows: a frame's, or 0 to n - 1 for a matrix."""
+    return X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(X.shape[0])
+
+
+def _dense(block) -> np.ndarray:
+    """A CSR block as a dense float64 array: NaN where nothing is stored (missing)."""
+    coo = block.tocoo()
+    out = np.full(block.shape, np.nan)
+    out[coo.row, coo.col] = coo.data
+    return out
 
 
 def _column(X: pd.DataFrame, j: int) -> np.ndarray:
@@ -795,13 +902,13 @@ class ForestClassifier(BaseForest, base.MiniBatchClassifier):
 
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         proba_, labels = self._predict_batch(X)
-        return pd.DataFrame(proba_, index=X.index, columns=labels)
+        return pd.DataFrame(proba_, index=_index(X), columns=labels)
 
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
         proba_, labels = self._predict_batch(X)
         if not labels:
-            return pd.Series([None] * len(X), index=X.index, dtype=object)
-        return pd.Series([labels[i] for i in proba_.argmax(axis=1)], index=X.index)
+            return pd.Series([None] * X.shape[0], index=_index(X), dtype=object)
+        return pd.Series([labels[i] for i in proba_.argmax(axis=1)], index=_index(X))
 
 
 class ForestRegressor(BaseForest, base.MiniBatchRegressor):
@@ -907,9 +1014,9 @@ class ForestRegressor(BaseForest, base.MiniBatchRegressor):
             values, names = self._frame(X)
             out = self._core.predict_interval_batch(values, names)
             return pd.DataFrame({"prediction": out[:, 0], "lower": out[:, 2],
-                                 "upper": out[:, 3]}, index=X.index)
+                                 "upper": out[:, 3]}, index=_index(X))
         pred, _ = self._predict_batch(X)
-        return pd.Series(pred[:, 0], index=X.index, dtype=np.float64)
+        return pd.Series(pred[:, 0], index=_index(X), dtype=np.float64)
 
     def _check_intervals(self) -> None:
         if self.confidence_level is None:

@@ -10,7 +10,7 @@ import pandas as pd
 from river import base, drift
 
 from ._core._xforest import XTree
-from ._forest import ForestClassifier, ForestRegressor, forest_doc, shared_doc
+from ._forest import ForestClassifier, ForestRegressor, _index, forest_doc, shared_doc
 from ._params import Param, Parametrized, boolean, check_float, check_int, ints, one_of, optional
 
 __all__ = ["XForestClassifier", "XForestRegressor"]
@@ -423,7 +423,7 @@ class XForestRegressor(_XForestParams, ForestRegressor):
         """Predict the targets of the rows of `X` (see `ForestRegressor.predict_many`): None in
         every row while no tree has learned a sample, as `predict_one`."""
         if not with_interval and not self._learned:
-            return pd.Series([None] * len(X), index=X.index, dtype=object)
+            return pd.Series([None] * X.shape[0], index=_index(X), dtype=object)
         return super().predict_many(X, with_interval=with_interval)
 
     def _tree_scores(self, predictions, targets):
