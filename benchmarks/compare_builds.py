@@ -43,10 +43,13 @@ _CHILD = r"""
 import gc, hashlib, importlib, json, sys, time
 root, head, rows = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 given = json.loads(sys.argv[5])
-sys.path[:0] = [root, head]
+sys.path.insert(0, root)
 import river_forests
 assert river_forests.__file__.startswith(root), river_forests.__file__
+sys.path.insert(0, head)  # the head's benchmarks (its streams), whatever the base's holds
 from benchmarks.experiments.speed import samples
+assert samples.__module__ == "benchmarks.experiments.speed" and __import__(
+    "benchmarks").__file__.startswith(head)
 
 def value(v):  # a river object as its class path and parameters
     if isinstance(v, dict) and "$class" in v:
