@@ -151,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
                              "default changed between base and head, e.g. drift_detector)")
     args = parser.parse_args(argv)
     from benchmarks import store
+    from benchmarks.experiments import _common
     from benchmarks.experiments.speed import samples
 
     base = _git("rev-parse", "--short=10", args.base)
