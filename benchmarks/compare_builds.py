@@ -152,7 +152,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from benchmarks import store
     from benchmarks.experiments import _common
-    from benchmarks.experiments.speed import samples
 
     base = _git("rev-parse", "--short=10", args.base)
     head = store.our_version()  # refuses a checkout with uncommitted changes to the code
