@@ -86,13 +86,18 @@ def _git(*args, cwd=ROOT) -> str:
 
 
 @contextlib.contextmanager
-def built(rev: str):
+def built(rev: str, symbols: bool = False):
     """Commit `rev` checked out in a temporary git worktree and compiled there
-    (``setup.py build_ext --inplace``); yields its root. Removed afterwards."""
+    (``setup.py build_ext --inplace``); yields its root. Removed afterwards. `symbols`: the
+    release's flags but the extensions' symbol tables kept (a release links with ``-s``, which
+    leaves a profiler only addresses), for ``benchmarks.profile``."""
     with tempfile.TemporaryDirectory(prefix="rf-base-") as tmp:
         tree = Path(tmp) / "base"
         _git("worktree", "add", "--detach", "-q", str(tree), rev)
         try:
+            if symbols:  # commits before the stripped release link without -s already
+                setup = tree / "setup.py"
+                setup.write_text(setup.read_text().replace('["-s"]', "[]"))
             print(f"compiling {rev} in {tree} ...", file=sys.stderr, flush=True)
             subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-q"],
                            cwd=tree, check=True, capture_output=True)

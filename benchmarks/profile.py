@@ -11,8 +11,9 @@ reads them, any other stream from the registry), then runs ``predict_proba_one``
 ``learn_one`` on every row with a fresh forest (10 trees, seed 42, the defaults and
 ``--params``) over and over; once the data is loaded, ``perf record`` samples it for
 ``--seconds``. The report sums the samples by function (``perf report --no-children``) and
-names the compiled ones by their Cython class and method. ``--base REV`` profiles commit
-REV, compiled in a temporary worktree (as ``compare_builds``). Needs ``perf`` (Linux). Writes
+names the compiled ones by their Cython class and method. The commit profiled (the
+checkout's, or REV with ``--base REV``) is compiled in a temporary worktree (as
+``compare_builds``) with its symbol tables: a release build is stripped. Needs ``perf`` (Linux). Writes
 ``results/experiments/profile_<forest>_<stream>_<rows>[_<rev>].md``.
 """
 
@@ -114,13 +115,13 @@ def main(argv: list[str] | None = None) -> None:
     from benchmarks.experiments import _common
 
     if args.base:
-        with built(args.base) as tree:
-            shares = profile(tree, args.forest, args.stream, args.rows, args.params, args.seconds)
         version = f"commit {args.base}"
     else:
-        shares = profile(ROOT, args.forest, args.stream, args.rows, args.params, args.seconds)
         v = store.our_version()  # refuses uncommitted changes to the code
         version = f"code version `{v['key']}`, commit {v['commit'][:10]}"
+    # the commit compiled apart with its symbol tables: the checkout's release build is stripped
+    with built(args.base or "HEAD", symbols=True) as tree:
+        shares = profile(tree, args.forest, args.stream, args.rows, args.params, args.seconds)
     label = "_".join([args.forest.replace("ForestClassifier", "").replace("ForestRegressor", ""),
                       args.stream, args.rows] + ([args.base] if args.base else []))
     label += "_" + re.sub(r"\W+", "", args.params) if args.params != "{}" else ""
